@@ -1,0 +1,83 @@
+# stackscope build.  `make` builds build/stackscope.
+#   make demo   install dependencies, build, profile a bundled workload -> flame.svg
+#   make test   install dependencies, build, run every test
+#   make bench  install the compared tools, run bench/ (not part of test)
+
+BUILD    ?= build
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+            -Isrc -I$(BUILD) -D_GNU_SOURCE
+LDLIBS   += -lbpf -lelf -ldw -lz -lpthread
+BPFCFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
+
+SRCS     := $(filter-out %.bpf.c,$(wildcard src/*.c src/*/*.c))
+OBJS     := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))
+LIBOBJS  := $(filter-out $(BUILD)/obj/main.o $(BUILD)/obj/cmd/%,$(OBJS))
+BPFSRCS  := $(wildcard src/bpf/*.bpf.c)
+SKELS    := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPFSRCS))
+
+UNITSRCS := $(wildcard tests/unit/*.c)
+UNITOBJS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.o,$(UNITSRCS))
+
+WLSRCS   := $(wildcard tests/workloads/*.c)
+
+.PHONY: all deps demo test bench clean check-tests
+all: $(BUILD)/stackscope
+
+deps:
+	@scripts/deps.sh build
+
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bpf/%.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard src/bpf/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPFCFLAGS) -c $< -o $@
+	llvm-strip -g $@
+
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/%.o: src/%.c $(SKELS) $(wildcard src/*.h src/*/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/stackscope: $(OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+# ---- tests ----------------------------------------------------------------
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard tests/unit/*.h src/*/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
+
+$(BUILD)/tests/unit-tests: $(UNITOBJS) $(LIBOBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+include tests/workloads/build.mk
+-include tests/fixtures.mk
+
+check-tests: $(BUILD)/stackscope $(BUILD)/tests/unit-tests workloads fixtures
+
+test:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory check-tests
+	@tests/run.sh $(BUILD)
+
+demo:
+	@scripts/deps.sh build
+	@$(MAKE) --no-print-directory all workloads
+	@scripts/demo.sh $(BUILD)
+
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory all workloads
+	@bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/* On-CPU sampling: a perf_event program run by the cpu-clock event of each
+ * CPU.  The stacks it takes start at the interrupted context (the kernel
+ * unwinds from the perf event's saved registers), so no tracer frame sits
+ * at their top; user space still drops any by symbol as a safety net. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/profile.h"
+
+#define EFAULT 14
+#define EEXIST 17
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile bool filter_pids = false;	/* only tgids in `targets` */
+const volatile bool follow_forks = false;	/* add children of targets */
+const volatile bool want_kernel = true;
+const volatile bool want_user = true;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 40960);
+	__type(key, struct profile_key);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+/* Preallocated: an allocation from interrupt context (BPF_F_NO_PREALLOC)
+ * can fail while the allocator refills, losing stacks early in a run.
+ * 16384 x ~1 KiB = 17 MiB of kernel memory for the run. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct profile_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+/* tgid -> number of execs seen since tracing started; lets user space
+ * pick the address space a sample belongs to. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u32);
+} gens SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct profile_stack);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PSTAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+/* 64-bit FNV-1a over the words, then a final avalanche (murmur3 fmix64). */
+static __always_inline __u64 hash_ips(const struct profile_stack *st, __u64 seed)
+{
+	__u64 h = 0xcbf29ce484222325ULL ^ seed;
+
+	for (int i = 0; i < PROFILE_MAX_DEPTH; i++) {
+		if (i >= (int)st->nr)
+			break;
+		h ^= st->ips[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h | STACK_HASH_BIT;
+}
+
+static __always_inline __u64 record_stack(void *ctx, __u64 flags, __u32 fail_stat)
+{
+	__u32 zero = 0;
+	struct profile_stack *st = bpf_map_lookup_elem(&scratch, &zero);
+	long n;
+	__u64 h;
+
+	if (!st)
+		return STACK_LOST;
+	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	if (n < 0) {
+		/* A kernel thread has no user stack: that is not a loss. */
+		if ((flags & BPF_F_USER_STACK) && n == -EFAULT)
+			return STACK_NONE;
+		stat_inc(fail_stat);
+		return STACK_LOST;
+	}
+	st->nr = n / sizeof(__u64);
+	if (st->nr == 0)
+		return STACK_NONE;
+	h = hash_ips(st, flags);
+	n = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
+	if (n && n != -EEXIST) {
+		stat_inc(PSTAT_STACKS_FULL);
+		return STACK_LOST;
+	}
+	return h;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct profile_key key = {};
+	__u32 pid = id >> 32;
+	__u64 one = 1, *cnt;
+	__u32 *gen;
+
+	if (filter_pids && !bpf_map_lookup_elem(&targets, &pid))
+		return 0;
+	stat_inc(PSTAT_SAMPLES);
+
+	key.pid = pid;
+	gen = bpf_map_lookup_elem(&gens, &pid);
+	key.gen = gen ? *gen : 0;
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	if (want_kernel)
+		key.kstack = record_stack(ctx, 0, PSTAT_KSTACK_FAILED);
+	if (want_user && pid != 0) {
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		/* kernel threads have no user stack */
+		if (!(task->flags & 0x00200000 /* PF_KTHREAD */))
+			key.ustack = record_stack(ctx, BPF_F_USER_STACK,
+						  PSTAT_USTACK_FAILED);
+	}
+
+	cnt = bpf_map_lookup_elem(&counts, &key);
+	if (cnt) {
+		__sync_fetch_and_add(cnt, 1);
+		return 0;
+	}
+	if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST) == 0)
+		return 0;
+	/* raced with another CPU inserting the same key, or the map is full */
+	cnt = bpf_map_lookup_elem(&counts, &key);
+	if (cnt)
+		__sync_fetch_and_add(cnt, 1);
+	else
+		stat_inc(PSTAT_DROPPED);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid = parent->tgid, cpid = child->tgid;
+	__u8 one = 1;
+
+	if (ppid == cpid)
+		return 0;	/* a new thread, same process */
+	/* A reused pid starts a new address space history. */
+	bpf_map_delete_elem(&gens, &cpid);
+	if (follow_forks && bpf_map_lookup_elem(&targets, &ppid))
+		bpf_map_update_elem(&targets, &cpid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 pid = p->tgid, first = 1, *gen;
+
+	if (filter_pids && !bpf_map_lookup_elem(&targets, &pid))
+		return 0;
+	gen = bpf_map_lookup_elem(&gens, &pid);
+	if (gen)
+		__sync_fetch_and_add(gen, 1);
+	else
+		bpf_map_update_elem(&gens, &pid, &first, BPF_NOEXIST);
+	return 0;
+}

@@ -1,0 +1,9 @@
+/* Subcommand entry points: each returns the process exit status
+ * (0 ok, 1 failure, 2 usage; `-- CMD` runs pass the command's status). */
+#ifndef STACKSCOPE_CMD_CMDS_H
+#define STACKSCOPE_CMD_CMDS_H
+
+int cmd_profile(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
+
+#endif

@@ -1,0 +1,287 @@
+/* stackscope profile: on-CPU sampling of kernel + user stacks.
+ *
+ * options -> load and configure the BPF side -> gate the command -> attach
+ * a cpu-clock event per CPU -> release the command -> wait -> stop
+ * sampling -> read the aggregated counts -> symbolize -> write. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "cmd/cmds.h"
+#include "cmd/stackrun.h"
+#include "profile.skel.h"
+#include "bpf/profile.h"
+#include "trace/launch.h"
+#include "trace/loop.h"
+#include "trace/perf.h"
+
+#define DEFAULT_HZ 99
+#define MAX_HZ 100000
+
+static const char usage_text[] =
+"usage: stackscope profile [-F HZ] [-p PID[,PID...]] [-d SECONDS] [-U | -K]\n"
+"                          [-o FILE] [--format svg|folded] [--offsets] [-- CMD ARGS...]\n"
+"\n"
+"Samples kernel + user stacks on every CPU with a cpu-clock event.\n"
+"  -F HZ            samples per second per CPU (default 99)\n"
+"  -p PID[,PID...]  only these processes (all their threads)\n"
+"  -d SECONDS       stop after this long (else at Ctrl-C, or when CMD exits)\n"
+"  -U, -K           user stacks only / kernel stacks only\n"
+"  -o FILE          write there: SVG flame graph if FILE ends in .svg, else folded\n"
+"  --format FMT     svg or folded, whatever the file name\n"
+"  --offsets        kernel frames as func+0xOFF\n"
+"  -v               say more (libbpf messages, timings)\n"
+"  -- CMD ARGS...   run CMD (and its children), gated until sampling is live\n";
+
+struct profile_run {
+	struct stackrun_opts o;
+	long hz;
+	struct profile_bpf *skel;
+	int *cpus, ncpus;
+	int *pfds;			/* per CPU perf event fds */
+	struct bpf_link **links;	/* per CPU */
+};
+
+static int parse_args(struct profile_run *r, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "offsets", no_argument, NULL, 'O' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
+
+	r->hz = DEFAULT_HZ;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+F:p:d:UKo:vh", longopts, NULL)) != -1) {
+		int err = stackrun_parse_opt(&r->o, c, optarg);
+
+		if (err > 0)
+			continue;
+		if (err < 0)
+			return 2;
+		switch (c) {
+		case 'F':
+			if (parse_long(optarg, 1, MAX_HZ, &r->hz)) {
+				msg("-F %s: expected a rate in Hz, 1 to %d", optarg, MAX_HZ);
+				return 2;
+			}
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return -1;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	return stackrun_finish_opts(&r->o, argc - optind, argv + optind);
+}
+
+/* One cpu-clock event per online CPU, each running on_sample. */
+static int attach_sampling(struct profile_run *r)
+{
+	long max = perf_max_sample_rate();
+	int err;
+
+	if (max > 0 && r->hz > max) {
+		msg("-F %ld: above the kernel's limit of %ld Hz (sysctl kernel.perf_event_max_sample_rate)",
+		    r->hz, max);
+		return -EINVAL;
+	}
+	r->ncpus = cpus_online(&r->cpus);
+	if (r->ncpus < 0) {
+		msg("cannot list online CPUs: %s", strerror(-r->ncpus));
+		return r->ncpus;
+	}
+	r->pfds = calloc(r->ncpus, sizeof(*r->pfds));
+	r->links = calloc(r->ncpus, sizeof(*r->links));
+	if (!r->pfds || !r->links)
+		return -ENOMEM;
+	for (int i = 0; i < r->ncpus; i++) {
+		r->pfds[i] = perf_cpu_clock_open(r->cpus[i], r->hz);
+		if (r->pfds[i] < 0) {
+			err = r->pfds[i];
+			msg("cpu-clock event on CPU %d: %s", r->cpus[i], strerror(-err));
+			return err;
+		}
+		r->links[i] = bpf_program__attach_perf_event(r->skel->progs.on_sample, r->pfds[i]);
+		if (!r->links[i]) {
+			err = -errno;
+			msg("perf_event program on CPU %d: attach failed: %s", r->cpus[i],
+			    strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void detach_sampling(struct profile_run *r)
+{
+	for (int i = 0; r->links && i < r->ncpus; i++) {
+		bpf_link__destroy(r->links[i]);
+		r->links[i] = NULL;
+	}
+	for (int i = 0; r->pfds && i < r->ncpus; i++) {
+		if (r->pfds[i] > 0)
+			close(r->pfds[i]);
+		r->pfds[i] = -1;
+	}
+}
+
+static int setup(struct stackrun *sr, void *ctx)
+{
+	struct profile_run *r = ctx;
+	struct profile_bpf *skel;
+	int err;
+
+	skel = r->skel = profile_bpf__open();
+	if (!skel) {
+		err = -errno;
+		msg("cannot open the profile BPF object: %s", strerror(-err));
+		return err;
+	}
+	skel->rodata->filter_pids = stackrun_filtered(sr);
+	skel->rodata->follow_forks = stackrun_follows(sr);
+	skel->rodata->want_kernel = !r->o.user_only;
+	skel->rodata->want_user = !r->o.kernel_only;
+	err = profile_bpf__load(skel);
+	if (err) {
+		msg("cannot load the profile BPF programs: %s (run as root; -v shows the verifier log)",
+		    strerror(-err));
+		return err;
+	}
+	err = stackrun_fill_targets(sr, bpf_map__fd(skel->maps.targets));
+	if (err)
+		return err;
+	/* fork/exec tracking before sampling, so no generation is missed */
+	err = profile_bpf__attach(skel);
+	if (err) {
+		msg("tp_btf sched_process_fork/exec: attach failed: %s", strerror(-err));
+		return err;
+	}
+	return attach_sampling(r);
+}
+
+static uint64_t stat_sum(struct profile_run *r, enum profile_stat idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 vals[ncpu > 0 ? ncpu : 1], sum = 0;
+	__u32 key = idx;
+
+	if (ncpu <= 0 || bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.stats), &key, vals))
+		return 0;
+	for (int i = 0; i < ncpu; i++)
+		sum += vals[i];
+	return sum;
+}
+
+/* Samples the perf_event program never ran for (it was busy on that CPU). */
+static uint64_t recursion_misses(struct profile_run *r)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.on_sample), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+/* Reads a stack by handle into ips (innermost first); returns the depth, 0
+ * for none, -1 for lost. */
+static int read_stack(int fd, __u64 handle, uint64_t *ips)
+{
+	struct profile_stack st;
+
+	if (handle == STACK_NONE)
+		return 0;
+	if (handle == STACK_LOST || bpf_map_lookup_elem(fd, &handle, &st))
+		return -1;
+	if (st.nr > PROFILE_MAX_DEPTH)
+		st.nr = PROFILE_MAX_DEPTH;
+	memcpy(ips, st.ips, st.nr * sizeof(*ips));
+	return st.nr;
+}
+
+static int collect(struct stackrun *sr, void *ctx)
+{
+	struct profile_run *r = ctx;
+	int counts_fd = bpf_map__fd(r->skel->maps.counts);
+	int stacks_fd = bpf_map__fd(r->skel->maps.stacks);
+	struct profile_key key, next, *prev = NULL;
+	struct stackrun_sample smp;
+	__u64 count;
+	int err;
+
+	/* Counts are final: sampling was detached before this runs. */
+	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(counts_fd, &key, &count))
+			continue;
+		smp = (struct stackrun_sample){
+			.pid = key.pid,
+			.gen = key.gen,
+			.value = count,
+		};
+		memcpy(smp.comm, key.comm, sizeof(key.comm));
+		smp.comm[sizeof(key.comm)] = 0;
+		smp.nk = read_stack(stacks_fd, key.kstack, smp.kips);
+		smp.nu = read_stack(stacks_fd, key.ustack, smp.uips);
+		err = stackrun_add(sr, &smp);
+		if (err)
+			return err;
+	}
+	debug("samples %llu, dropped %llu, recursion misses %llu, kernel stack errors %llu, "
+	      "user stack errors %llu, stacks map full %llu",
+	      (unsigned long long)stat_sum(r, PSTAT_SAMPLES),
+	      (unsigned long long)stat_sum(r, PSTAT_DROPPED),
+	      (unsigned long long)recursion_misses(r),
+	      (unsigned long long)stat_sum(r, PSTAT_KSTACK_FAILED),
+	      (unsigned long long)stat_sum(r, PSTAT_USTACK_FAILED),
+	      (unsigned long long)stat_sum(r, PSTAT_STACKS_FULL));
+	stackrun_set_counts(sr, stat_sum(r, PSTAT_SAMPLES),
+			    stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),
+			    stat_sum(r, PSTAT_KSTACK_FAILED) + stat_sum(r, PSTAT_USTACK_FAILED) +
+				    stat_sum(r, PSTAT_STACKS_FULL));
+	return 0;
+}
+
+static void stop(struct stackrun *sr, void *ctx)
+{
+	detach_sampling(ctx);
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct profile_run r = {};
+	struct stackrun_ops ops = {
+		.name = "profile",
+		.title = "CPU profile",
+		.setup = setup,
+		.stop = stop,
+		.collect = collect,
+		.unit = "samples",
+	};
+	char sub[128];
+	int ret;
+
+	ret = parse_args(&r, argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	snprintf(sub, sizeof(sub), "cpu-clock at %ld Hz", r.hz);
+	ops.subtitle = sub;
+	ret = stackrun_main(&ops, &r.o, &r);
+	detach_sampling(&r);
+	profile_bpf__destroy(r.skel);
+	free(r.cpus);
+	free(r.pfds);
+	free(r.links);
+	return ret;
+}

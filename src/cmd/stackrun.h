@@ -1,0 +1,74 @@
+/* The life of a stack-collecting run, shared by `profile` and `offcpu`:
+ * common options, launching the command gated until capture is live,
+ * waiting, the side-band that keeps exited processes symbolizable,
+ * symbolizing, writing folded or SVG output, and the closing summary.
+ * A command supplies only its capture (setup / stop / collect). */
+#ifndef STACKSCOPE_CMD_STACKRUN_H
+#define STACKSCOPE_CMD_STACKRUN_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "bpf/profile.h"
+
+enum stackrun_format { FORMAT_AUTO, FORMAT_SVG, FORMAT_FOLDED };
+
+struct stackrun_opts {
+	pid_t *pids;		/* -p */
+	int npids;
+	double duration;	/* -d, 0 = none */
+	bool user_only;		/* -U */
+	bool kernel_only;	/* -K */
+	const char *output;	/* -o */
+	enum stackrun_format format;
+	bool offsets;		/* --offsets */
+	char **cmd;		/* -- CMD ARGS, NULL-terminated */
+};
+
+/* Handles an option every stack command shares (-p -d -U -K -o -v
+ * --format(f) --offsets(O)): 1 if handled, 0 if not one of them, -1 after
+ * printing why it is wrong. */
+int stackrun_parse_opt(struct stackrun_opts *o, int c, const char *arg);
+/* Checks the whole and takes the command; 0 or 2 (usage). */
+int stackrun_finish_opts(struct stackrun_opts *o, int argc, char **argv);
+
+/* One aggregated stack as the capture read it. */
+struct stackrun_sample {
+	uint32_t pid, gen;
+	char comm[17];
+	int nk, nu;			/* depth; 0 none; -1 lost */
+	uint64_t kips[PROFILE_MAX_DEPTH];	/* innermost first */
+	uint64_t uips[PROFILE_MAX_DEPTH];
+	uint64_t value;
+};
+
+struct stackrun;
+
+struct stackrun_ops {
+	const char *name;	/* "profile" */
+	const char *title;	/* "CPU profile" */
+	const char *unit;	/* "samples", "us" */
+	const char *subtitle;
+	int cool;		/* off-CPU palette */
+	/* Load and attach; the command exists (gated) and is in the targets. */
+	int (*setup)(struct stackrun *sr, void *ctx);
+	/* Stop capturing (detach), so collect reads final numbers. */
+	void (*stop)(struct stackrun *sr, void *ctx);
+	/* stackrun_add() every stack, then stackrun_set_counts(). */
+	int (*collect)(struct stackrun *sr, void *ctx);
+};
+
+bool stackrun_filtered(const struct stackrun *sr);	/* only some pids */
+bool stackrun_follows(const struct stackrun *sr);	/* add their children */
+/* Puts the target tgids (the -p list or the launched command) in a BPF
+ * hash map of u32 -> u8. */
+int stackrun_fill_targets(struct stackrun *sr, int map_fd);
+int stackrun_add(struct stackrun *sr, const struct stackrun_sample *smp);
+/* samples: taken in scope; lost: never counted; lost_stacks: not recorded */
+void stackrun_set_counts(struct stackrun *sr, uint64_t samples, uint64_t lost,
+			 uint64_t lost_stacks);
+
+/* Runs the whole thing; returns the exit status. */
+int stackrun_main(const struct stackrun_ops *ops, struct stackrun_opts *o, void *ctx);
+
+#endif

@@ -1,0 +1,129 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+
+int verbose;
+
+void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("stackscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	fputs("stackscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* libbpf reports at WARN what the caller handles and says in one line
+ * itself (a refused program, a missing feature); its text, verifier logs
+ * included, is shown with -v. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose || (level == LIBBPF_DEBUG && verbose < 2))
+		return 0;
+	fputs("libbpf: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+void libbpf_setup_print(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int parse_long(const char *arg, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || v > 1e7)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_pid_list(const char *arg, pid_t **out)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	pid_t *pids = NULL;
+	int n = 0, err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long v;
+		pid_t *np;
+
+		if (parse_long(tok, 1, 0x3fffffff, &v)) {
+			msg("-p %s: '%s' is not a process id", arg, tok);
+			err = -EINVAL;
+			goto out;
+		}
+		if (kill((pid_t)v, 0) && errno == ESRCH) {
+			msg("pid %ld: no such process", v);
+			err = -ESRCH;
+			goto out;
+		}
+		np = realloc(pids, (n + 1) * sizeof(*pids));
+		if (!np) {
+			err = -ENOMEM;
+			goto out;
+		}
+		pids = np;
+		pids[n++] = (pid_t)v;
+	}
+	if (!n) {
+		msg("-p: no process id given");
+		err = -EINVAL;
+	}
+out:
+	free(copy);
+	if (err) {
+		free(pids);
+		return err;
+	}
+	*out = pids;
+	return n;
+}

@@ -1,0 +1,31 @@
+/* Small helpers every module uses: messages, option parsing. */
+#ifndef STACKSCOPE_COMMON_H
+#define STACKSCOPE_COMMON_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+extern int verbose;
+
+/* "stackscope: " + message + newline on stderr. */
+void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Only with -v. */
+void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Route libbpf's own messages through msg()/debug(). */
+void libbpf_setup_print(void);
+
+/* Monotonic time in seconds. */
+double now_sec(void);
+
+/* Parses "PID[,PID...]" into a new array; each pid must name a live
+ * process.  Returns the count or -errno (message printed). */
+int parse_pid_list(const char *arg, pid_t **out);
+/* Parses a positive number within [min, max]; returns -EINVAL on junk. */
+int parse_long(const char *arg, long min, long max, long *out);
+int parse_seconds(const char *arg, double *out);
+
+#endif

@@ -1,0 +1,927 @@
+/* SVG flame graph writer.
+ *
+ * Stacks are sorted and merged into a tree (struct fg_tree) whose nodes
+ * carry their value and their offset from the left edge, both in value
+ * space.  Every frame is written as
+ *
+ *   <g data-x="OFFSET" data-v="VALUE" data-d="DEPTH"><title>NAME (VALUE, P%)</title>
+ *     <rect .../><text ...>LABEL</text></g>
+ *
+ * so the embedded script (FG_SCRIPT) can zoom by recomputing geometry from
+ * data-x / data-v alone: a zoomed frame's range [x, x + v) holds exactly
+ * its descendants, and the frames below it whose range holds it are its
+ * ancestors.  Pixel geometry and labels in the file are what a viewer
+ * without scripting shows; the script redoes them with the measured font. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/flamegraph.h"
+
+#define DEF_WIDTH 1200
+#define MIN_WIDTH 300
+#define PAD 10		/* left and right margin, px */
+#define FRAME_H 16	/* row height; rects are FRAME_H - 1 high */
+#define TOP 80		/* header height: title, subtitle, totals row */
+#define BOTTOM 30	/* details line */
+#define FONT_W 7.0	/* average width of a 12 px Verdana character */
+#define MIN_PX 0.1	/* narrower frames are left out */
+/* At most this many frames are written (the widest ones), so a profile of
+ * many distinct deep stacks still gives a file a browser opens quickly
+ * (~160 bytes a frame). */
+#define MAX_FRAMES 30000
+#define HILITE "#e600e6" /* search matches; also in FG_SCRIPT */
+
+/* One frame of the merged tree.  Nodes are in pre-order (parents before
+ * children, siblings in name order), which building from sorted stacks
+ * yields directly; node 0 is the "all" root.  name is interned in the
+ * struct stacks (NULL for the root). */
+struct fg_node {
+	const char *name;
+	enum frame_kind kind;
+	unsigned int depth;
+	size_t parent;
+	size_t last_child;	/* 0: none yet */
+	uint64_t value;		/* sum over the stacks through this frame */
+	uint64_t x;		/* left edge, in value units */
+	uint64_t next_x;	/* left edge of this node's next child */
+};
+
+struct fg_tree {
+	struct fg_node *nodes;
+	size_t n, cap;
+};
+
+/* A growable byte buffer for sanitised names. */
+struct strbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static int sb_put(struct strbuf *b, const void *data, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (b->len + n + 1 > cap)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p)
+			return -ENOMEM;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at p (1-4) and its code point, or 0
+ * for an invalid one (bad lead or continuation byte, overlong, surrogate,
+ * beyond U+10FFFF).  p is NUL-terminated, which stops a truncated one. */
+static size_t utf8_decode(const unsigned char *p, uint32_t *cp)
+{
+	uint32_t v, min;
+	size_t n;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if ((p[0] & 0xe0) == 0xc0)
+		n = 2, v = p[0] & 0x1f, min = 0x80;
+	else if ((p[0] & 0xf0) == 0xe0)
+		n = 3, v = p[0] & 0x0f, min = 0x800;
+	else if ((p[0] & 0xf8) == 0xf0)
+		n = 4, v = p[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+/* Replaces b's contents with name made safe for XML 1.0: invalid UTF-8
+ * becomes U+FFFD, control characters and U+FFFE/U+FFFF a space (symbol
+ * names come from arbitrary binaries and folded files).  Returns the
+ * number of code points, or -ENOMEM. */
+static long sanitize(struct strbuf *b, const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	long ncp = 0;
+
+	b->len = 0;
+	if (sb_put(b, "", 0))
+		return -ENOMEM;
+	while (*p) {
+		uint32_t cp;
+		size_t n = utf8_decode(p, &cp);
+		int err;
+
+		if (!n) {
+			err = sb_put(b, "\xef\xbf\xbd", 3);
+			n = 1;
+		} else if (cp < 0x20 || cp == 0xfffe || cp == 0xffff) {
+			err = sb_put(b, " ", 1);
+		} else {
+			err = sb_put(b, p, n);
+		}
+		if (err)
+			return err;
+		p += n;
+		ncp++;
+	}
+	return ncp;
+}
+
+/* Bytes taken by the first ncp code points of valid UTF-8 s. */
+static size_t utf8_prefix(const char *s, long ncp)
+{
+	const char *p = s;
+
+	for (; *p && ncp > 0; ncp--)
+		for (p++; ((unsigned char)*p & 0xc0) == 0x80; p++)
+			;
+	return (size_t)(p - s);
+}
+
+/* Writes n bytes of s (valid UTF-8) with the XML special characters escaped. */
+static void put_esc(FILE *f, const char *s, size_t n)
+{
+	const char *end = s + n;
+
+	while (s < end) {
+		const char *p = s;
+		while (p < end && !strchr("&<>\"'", *p))
+			p++;
+		fwrite(s, 1, (size_t)(p - s), f);
+		if (p == end)
+			break;
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputs("&apos;", f); break;
+		}
+		s = p + 1;
+	}
+}
+
+/* Sanitises and escapes an arbitrary string. */
+static int put_text(FILE *f, struct strbuf *b, const char *s)
+{
+	long ncp = sanitize(b, s);
+
+	if (ncp < 0)
+		return (int)ncp;
+	put_esc(f, b->p, b->len);
+	return 0;
+}
+
+/* Characters that fit in a frame w pixels wide, with 3 px padding each
+ * side, at the estimated FONT_W. */
+static long label_room(double w)
+{
+	return (long)((w - 6) / FONT_W);
+}
+
+/* Writes the sanitised name in b cut to fit w pixels: whole, or at least
+ * two characters and "..", or nothing.  Mirrors fit() in FG_SCRIPT, which
+ * redoes it with the font's real widths. */
+static void put_label(FILE *f, const struct strbuf *b, long ncp, double w)
+{
+	long avail = label_room(w);
+
+	if (ncp <= avail) {
+		put_esc(f, b->p, b->len);
+	} else if (avail >= 4) {
+		put_esc(f, b->p, utf8_prefix(b->p, avail - 2));
+		fputs("..", f);
+	}
+}
+
+/* ---- numbers, locale independent ------------------------------------------- */
+
+/* v >= 0 with the given number of decimals (0-3). */
+static char *fmt_fixed(char *buf, size_t n, double v, int decimals)
+{
+	static const uint64_t scales[] = { 1, 10, 100, 1000 };
+	uint64_t scale = scales[decimals];
+	uint64_t x = (uint64_t)(v * (double)scale + 0.5);
+
+	if (decimals)
+		snprintf(buf, n, "%" PRIu64 ".%0*" PRIu64, x / scale, decimals, x % scale);
+	else
+		snprintf(buf, n, "%" PRIu64, x);
+	return buf;
+}
+
+/* 1234567 -> "1,234,567". */
+static char *fmt_int(char *buf, size_t n, uint64_t v)
+{
+	char digits[32];
+	int nd = snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	size_t o = 0;
+
+	for (int i = 0; i < nd && o + 2 < n; i++) {
+		if (i && (nd - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* A value with its unit: "1,234 samples", "900 us", "1.23 ms", "4.50 s".
+ * Time units are scaled up while the number reaches 1000.  Mirrors
+ * fmtValue() in FG_SCRIPT. */
+static char *fmt_value(char *buf, size_t n, uint64_t v, const char *unit)
+{
+	static const char *const ladder[] = { "ns", "us", "ms", "s" };
+	char num[48];
+	int i, j;
+
+	for (i = 0; i < 4 && strcmp(unit, ladder[i]); i++)
+		;
+	if (i == 4) {
+		if (v == 1 && !strcmp(unit, "samples"))
+			snprintf(buf, n, "1 sample");
+		else
+			snprintf(buf, n, "%s%s%s", fmt_int(num, sizeof(num), v),
+				 *unit ? " " : "", unit);
+		return buf;
+	}
+	if (v < 1000 || i == 3) {
+		snprintf(buf, n, "%s %s", fmt_int(num, sizeof(num), v), unit);
+		return buf;
+	}
+	double d = (double)v / 1000;
+	for (j = i + 1; j < 3 && d >= 999.995; j++)
+		d /= 1000;
+	snprintf(buf, n, "%s %s", fmt_fixed(num, sizeof(num), d, 2), ladder[j]);
+	return buf;
+}
+
+/* "12.34%" */
+static char *fmt_pct(char *buf, size_t n, uint64_t v, uint64_t total)
+{
+	char num[48];
+
+	snprintf(buf, n, "%s%%", fmt_fixed(num, sizeof(num), total ? (double)v * 100 / (double)total : 0, 2));
+	return buf;
+}
+
+/* ---- colours --------------------------------------------------------------- */
+
+static void hsl_hex(char out[8], double h, double s, double l)
+{
+	double c = (1 - (2 * l - 1 < 0 ? 1 - 2 * l : 2 * l - 1)) * s;
+	double hp = h / 60, x, r = 0, g = 0, b = 0;
+	double m2 = hp - 2 * (int)(hp / 2); /* hp mod 2 */
+
+	x = c * (1 - (m2 - 1 < 0 ? 1 - m2 : m2 - 1));
+	switch ((int)hp % 6) {
+	case 0: r = c, g = x; break;
+	case 1: r = x, g = c; break;
+	case 2: g = c, b = x; break;
+	case 3: g = x, b = c; break;
+	case 4: r = x, b = c; break;
+	default: r = c, b = x; break;
+	}
+	double m = l - c / 2;
+	snprintf(out, 8, "#%02x%02x%02x", (unsigned int)((r + m) * 255 + 0.5),
+		 (unsigned int)((g + m) * 255 + 0.5), (unsigned int)((b + m) * 255 + 0.5));
+}
+
+/* The colour of a frame: the family comes from the kind and palette, the
+ * shade within it from a hash of the name, so a function has the same
+ * colour everywhere in the graph and across graphs.  A NULL name gives the
+ * middle shade of the family (the legend). */
+static void frame_color(char out[8], enum flame_palette pal, enum frame_kind kind,
+			const char *name, int is_root)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	double v1, v2, v3;
+
+	for (const char *p = name ? name : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
+	/* v1..v3 in [0, 1) */
+	v1 = name ? (double)(h & 0xffff) / 65536 : 0.5;
+	v2 = name ? (double)((h >> 16) & 0xffff) / 65536 : 0.5;
+	v3 = name ? (double)((h >> 32) & 0xffff) / 65536 : 0.5;
+
+	if (is_root) {
+		snprintf(out, 8, "#c8c8c8");
+		return;
+	}
+	switch (kind) {
+	case FRAME_USER:
+		if (pal == FLAME_HOT) /* red .. orange .. yellow */
+			snprintf(out, 8, "#%02x%02x%02x", 205 + (unsigned int)(50 * v3),
+				 (unsigned int)(230 * v1), (unsigned int)(55 * v2));
+		else /* blue .. purple */
+			hsl_hex(out, 212 + 60 * v1, 0.55 + 0.2 * v2, 0.66 + 0.1 * v3);
+		break;
+	case FRAME_KERNEL:
+		if (pal == FLAME_HOT) /* teal .. cyan */
+			hsl_hex(out, 168 + 24 * v1, 0.45 + 0.2 * v2, 0.52 + 0.12 * v3);
+		else /* yellow-green .. green */
+			hsl_hex(out, 80 + 55 * v1, 0.4 + 0.2 * v2, 0.52 + 0.12 * v3);
+		break;
+	case FRAME_COMM:
+		if (pal == FLAME_HOT) /* slate */
+			hsl_hex(out, 215, 0.2 + 0.1 * v2, 0.64 + 0.08 * v3);
+		else /* sand */
+			hsl_hex(out, 38, 0.3 + 0.1 * v2, 0.66 + 0.08 * v3);
+		break;
+	default:
+		hsl_hex(out, 0, 0, 0.74 + 0.06 * v3);
+		break;
+	}
+}
+
+/* ---- tree ------------------------------------------------------------------ */
+
+static int cmp_entry_ptr(const void *a, const void *b)
+{
+	return stacks_entry_cmp(*(const struct stack_entry *const *)a,
+				*(const struct stack_entry *const *)b);
+}
+
+/* Appends a node under parent; returns its index, 0 when out of memory. */
+static size_t tree_push(struct fg_tree *t, size_t parent, const struct frame *fr)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap * 2;
+		struct fg_node *nodes = realloc(t->nodes, cap * sizeof(*nodes));
+		if (!nodes)
+			return 0;
+		t->nodes = nodes;
+		t->cap = cap;
+	}
+	t->nodes[t->n] = (struct fg_node){
+		.name = fr->name,
+		.kind = fr->kind,
+		.depth = t->nodes[parent].depth + 1,
+		.parent = parent,
+	};
+	t->nodes[parent].last_child = t->n;
+	return t->n++;
+}
+
+/* Merges the stacks of s into t.  Visiting them in sorted order means a
+ * frame can only merge with the last child created under its parent, and
+ * creation order is pre-order with siblings sorted. */
+static int tree_build(struct fg_tree *t, const struct stacks *s)
+{
+	size_t n = stacks_count(s);
+	const struct stack_entry **order = malloc((n ? n : 1) * sizeof(*order));
+	int err = -ENOMEM;
+
+	t->cap = 1024;
+	t->n = 1;
+	t->nodes = calloc(t->cap, sizeof(*t->nodes));
+	if (!order || !t->nodes)
+		goto free_order;
+	for (size_t i = 0; i < n; i++)
+		order[i] = stacks_get(s, i);
+	qsort(order, n, sizeof(*order), cmp_entry_ptr);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct stack_entry *e = order[i];
+		size_t cur = 0;
+
+		if (!e->value)
+			continue;
+		t->nodes[0].value = add_sat(t->nodes[0].value, e->value);
+		for (unsigned int d = 0; d < e->depth; d++) {
+			const struct frame *fr = &e->frames[d];
+			size_t c = t->nodes[cur].last_child;
+
+			if (!c || t->nodes[c].name != fr->name || t->nodes[c].kind != fr->kind) {
+				c = tree_push(t, cur, fr);
+				if (!c)
+					goto free_order;
+			}
+			t->nodes[c].value = add_sat(t->nodes[c].value, e->value);
+			cur = c;
+		}
+	}
+	/* Children are laid out left to right from their parent's left edge;
+	 * a parent's self value is the gap on the right. */
+	for (size_t i = 1; i < t->n; i++) {
+		struct fg_node *nd = &t->nodes[i], *p = &t->nodes[nd->parent];
+		nd->x = nd->next_x = p->next_x;
+		p->next_x += nd->value;
+	}
+	err = 0;
+free_order:
+	free(order);
+	return err;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static const char FG_STYLE[] =
+	"text{font-family:Verdana,\"DejaVu Sans\",\"Bitstream Vera Sans\",Arial,sans-serif;fill:#000}\n"
+	"#title{font-size:17px;font-weight:bold;text-anchor:middle}\n"
+	"#subtitle{font-size:12px;fill:#555;text-anchor:middle}\n"
+	".hdr,#details,#matched{font-size:12px}\n"
+	"#legend rect{stroke:#888;stroke-width:.5}\n"
+	"#frames text{font-size:12px;pointer-events:none}\n"
+	"#frames g{cursor:pointer}\n"
+	"#frames rect{rx:2px;ry:2px}\n"
+	"#frames g:hover rect{stroke:#000;stroke-width:1}\n"
+	"#frames .par rect{fill-opacity:.4}\n"
+	"#frames .par text{fill:#444}\n"
+	".btn{cursor:pointer}\n"
+	".btn rect{fill:#fff;fill-opacity:.7;stroke:#888;rx:4px;ry:4px}\n"
+	".btn:hover rect{fill:#ddd}\n"
+	".btn text{font-size:12px;text-anchor:middle}\n"
+	".hide{display:none}\n";
+
+/* The viewer (plain ES5).  Kept as text here so the SVG stays one file;
+ * it reads data-* attributes only, so it does not parse numbers out of
+ * labels. */
+static const char FG_SCRIPT[] =
+/* FG_SCRIPT BEGIN */
+	"(function () {\n"
+	"  \"use strict\";\n"
+	"\n"
+	"  var NS = \"http://www.w3.org/2000/svg\";\n"
+	"  var HILITE = \"#e600e6\";\n"
+	"  var HINT = \"Hover a frame for details; click to zoom; Ctrl-F or / to search; Esc to reset\";\n"
+	"  var svg = document.documentElement;\n"
+	"  var total = +svg.getAttribute(\"data-total\");\n"
+	"  var unit = svg.getAttribute(\"data-unit\") || \"\";\n"
+	"  var pad = +svg.getAttribute(\"data-pad\");\n"
+	"  var plotw = +svg.getAttribute(\"data-plotw\");\n"
+	"  var details = document.getElementById(\"details\");\n"
+	"  var unzoomBtn = document.getElementById(\"unzoom\");\n"
+	"  var searchBtn = document.getElementById(\"search\");\n"
+	"  var searchLbl = searchBtn.getElementsByTagName(\"text\")[0];\n"
+	"  var matched = document.getElementById(\"matched\");\n"
+	"  var frames = [], root = null, zoomed = null, query = null, charw = 7, ctx = null;\n"
+	"\n"
+	"  function fmtInt(v) {\n"
+	"    return String(Math.round(v)).replace(/\\B(?=(\\d{3})+(?!\\d))/g, \",\");\n"
+	"  }\n"
+	"\n"
+	"  /* Mirrors fmt_value() in flamegraph.c. */\n"
+	"  function fmtValue(v) {\n"
+	"    var ladder = [\"ns\", \"us\", \"ms\", \"s\"], i = ladder.indexOf(unit), j = i;\n"
+	"    if (i < 0) {\n"
+	"      if (unit === \"samples\" && v === 1)\n"
+	"        return \"1 sample\";\n"
+	"      return fmtInt(v) + (unit ? \" \" + unit : \"\");\n"
+	"    }\n"
+	"    while (j < 3 && v >= (j === i ? 1000 : 999.995)) {\n"
+	"      v /= 1000;\n"
+	"      j++;\n"
+	"    }\n"
+	"    return (j === i ? fmtInt(v) : v.toFixed(2)) + \" \" + ladder[j];\n"
+	"  }\n"
+	"\n"
+	"  function frameOf(e) {\n"
+	"    for (var n = e.target; n && n !== svg; n = n.parentNode)\n"
+	"      if (n.fgIndex !== undefined)\n"
+	"        return frames[n.fgIndex];\n"
+	"    return null;\n"
+	"  }\n"
+	"\n"
+	"  /* Text width in px: measured with a canvas in the labels' font, so\n"
+	"   * cutting is exact; estimated when no canvas is available. */\n"
+	"  function textw(s) {\n"
+	"    return ctx ? ctx.measureText(s).width : s.length * charw;\n"
+	"  }\n"
+	"\n"
+	"  /* The longest label that fits avail px: the name, or a prefix of at\n"
+	"   * least two characters followed by \"..\", or nothing.  Mirrors\n"
+	"   * put_label() in flamegraph.c. */\n"
+	"  function fit(f, avail) {\n"
+	"    var s = f.name, lo = 2, hi = s.length;\n"
+	"    if (f.tw === undefined)\n"
+	"      f.tw = textw(s);\n"
+	"    if (f.tw <= avail)\n"
+	"      return s;\n"
+	"    if (hi <= lo || textw(s.slice(0, lo) + \"..\") > avail)\n"
+	"      return \"\";\n"
+	"    while (hi - lo > 1) {\n"
+	"      var mid = (lo + hi) >> 1;\n"
+	"      if (textw(s.slice(0, mid) + \"..\") <= avail)\n"
+	"        lo = mid;\n"
+	"      else\n"
+	"        hi = mid;\n"
+	"    }\n"
+	"    return s.slice(0, lo) + \"..\";\n"
+	"  }\n"
+	"\n"
+	"  function label(f, x, w) {\n"
+	"    var s = fit(f, w - 6);\n"
+	"    if (!f.text) {\n"
+	"      if (!s)\n"
+	"        return;\n"
+	"      f.text = document.createElementNS(NS, \"text\");\n"
+	"      f.text.setAttribute(\"y\", +f.rect.getAttribute(\"y\") + 11.5);\n"
+	"      f.g.appendChild(f.text);\n"
+	"    }\n"
+	"    f.text.setAttribute(\"x\", (x + 3).toFixed(1));\n"
+	"    if (f.text.textContent !== s)\n"
+	"      f.text.textContent = s;\n"
+	"  }\n"
+	"\n"
+	"  /* Positions every frame for the zoomed frame (or the whole graph), in\n"
+	"   * value space: a frame is shown when it lies inside the zoomed frame's\n"
+	"   * range, an ancestor when its range holds it. */\n"
+	"  function layout() {\n"
+	"    var z = zoomed, zx = z ? z.x : 0, zv = z ? z.v : total, zd = z ? z.d : 0;\n"
+	"    var scale = plotw / zv;\n"
+	"    for (var i = 0; i < frames.length; i++) {\n"
+	"      var f = frames[i], x = 0, w = plotw, cls = null;\n"
+	"      if (f.d < zd) {\n"
+	"        if (f.x <= zx && f.x + f.v >= zx + zv)\n"
+	"          cls = \"par\";\n"
+	"        else\n"
+	"          cls = \"hide\";\n"
+	"      } else if (f.x >= zx && f.x + f.v <= zx + zv) {\n"
+	"        x = (f.x - zx) * scale;\n"
+	"        w = f.v * scale;\n"
+	"      } else {\n"
+	"        cls = \"hide\";\n"
+	"      }\n"
+	"      if (cls)\n"
+	"        f.g.setAttribute(\"class\", cls);\n"
+	"      else\n"
+	"        f.g.removeAttribute(\"class\");\n"
+	"      if (cls === \"hide\")\n"
+	"        continue;\n"
+	"      f.rect.setAttribute(\"x\", (pad + x).toFixed(1));\n"
+	"      f.rect.setAttribute(\"width\", w.toFixed(1));\n"
+	"      label(f, pad + x, w);\n"
+	"    }\n"
+	"    unzoomBtn.setAttribute(\"class\", z ? \"btn\" : \"btn hide\");\n"
+	"  }\n"
+	"\n"
+	"  function zoom(f) {\n"
+	"    zoomed = f === root ? null : f;\n"
+	"    layout();\n"
+	"  }\n"
+	"\n"
+	"  /* Highlights frames whose name matches; the matched share counts a\n"
+	"   * match nested in another match once (ranges in value space nest). */\n"
+	"  function search(s) {\n"
+	"    var re = null, hits = [], sum = 0, end = -1, i;\n"
+	"    if (s !== null) {\n"
+	"      try {\n"
+	"        re = new RegExp(s);\n"
+	"      } catch (err) {\n"
+	"        details.textContent = \"Invalid regular expression: \" + s;\n"
+	"        return;\n"
+	"      }\n"
+	"    }\n"
+	"    query = s;\n"
+	"    for (i = 0; i < frames.length; i++) {\n"
+	"      var f = frames[i], m = re !== null && f !== root && re.test(f.name);\n"
+	"      f.rect.setAttribute(\"fill\", m ? HILITE : f.fill);\n"
+	"      if (m)\n"
+	"        hits.push(f);\n"
+	"    }\n"
+	"    hits.sort(function (a, b) { return a.x - b.x || b.v - a.v || a.d - b.d; });\n"
+	"    for (i = 0; i < hits.length; i++) {\n"
+	"      if (hits[i].x >= end) {\n"
+	"        sum += hits[i].v;\n"
+	"        end = hits[i].x + hits[i].v;\n"
+	"      }\n"
+	"    }\n"
+	"    if (re) {\n"
+	"      matched.textContent = \"Matched: \" + (total ? 100 * sum / total : 0).toFixed(1) +\n"
+	"        \"% (\" + fmtValue(sum) + \")\";\n"
+	"      matched.removeAttribute(\"class\");\n"
+	"      searchLbl.textContent = \"Clear search\";\n"
+	"    } else {\n"
+	"      matched.textContent = \"\";\n"
+	"      matched.setAttribute(\"class\", \"hide\");\n"
+	"      searchLbl.textContent = \"Search\";\n"
+	"    }\n"
+	"  }\n"
+	"\n"
+	"  function ask() {\n"
+	"    var s = window.prompt(\"Search frames (regular expression, empty to clear):\", query || \"\");\n"
+	"    if (s !== null)\n"
+	"      search(s === \"\" ? null : s);\n"
+	"  }\n"
+	"\n"
+	"  function init() {\n"
+	"    var gs = document.getElementById(\"frames\").getElementsByTagName(\"g\");\n"
+	"    var i, f;\n"
+	"    for (i = 0; i < gs.length; i++) {\n"
+	"      var g = gs[i], t = g.getElementsByTagName(\"title\")[0].textContent;\n"
+	"      var k = t.lastIndexOf(\" (\");\n"
+	"      f = {\n"
+	"        g: g,\n"
+	"        rect: g.getElementsByTagName(\"rect\")[0],\n"
+	"        text: g.getElementsByTagName(\"text\")[0] || null,\n"
+	"        name: k >= 0 ? t.slice(0, k) : t,\n"
+	"        info: t,\n"
+	"        x: +g.getAttribute(\"data-x\"),\n"
+	"        v: +g.getAttribute(\"data-v\"),\n"
+	"        d: +g.getAttribute(\"data-d\")\n"
+	"      };\n"
+	"      f.fill = f.rect.getAttribute(\"fill\");\n"
+	"      g.fgIndex = frames.length;\n"
+	"      frames.push(f);\n"
+	"      if (f.d === 0)\n"
+	"        root = f;\n"
+	"    }\n"
+	"    if (root && root.text) {\n"
+	"      try {\n"
+	"        var cs = window.getComputedStyle(root.text);\n"
+	"        ctx = document.createElementNS(\"http://www.w3.org/1999/xhtml\",\n"
+	"                     \"canvas\").getContext(\"2d\");\n"
+	"        ctx.font = cs.fontSize + \" \" + cs.fontFamily;\n"
+	"      } catch (err) {\n"
+	"        ctx = null;\n"
+	"      }\n"
+	"    }\n"
+	"    if (frames.length)\n"
+	"      layout();\n"
+	"\n"
+	"    var fg = document.getElementById(\"frames\");\n"
+	"    fg.addEventListener(\"mouseover\", function (e) {\n"
+	"      var f = frameOf(e);\n"
+	"      if (f)\n"
+	"        details.textContent = f.info;\n"
+	"    });\n"
+	"    fg.addEventListener(\"mouseout\", function () {\n"
+	"      details.textContent = HINT;\n"
+	"    });\n"
+	"    fg.addEventListener(\"click\", function (e) {\n"
+	"      var f = frameOf(e);\n"
+	"      if (f)\n"
+	"        zoom(f);\n"
+	"    });\n"
+	"    unzoomBtn.addEventListener(\"click\", function () { zoom(null); });\n"
+	"    searchBtn.addEventListener(\"click\", function () {\n"
+	"      if (query !== null)\n"
+	"        search(null);\n"
+	"      else\n"
+	"        ask();\n"
+	"    });\n"
+	"    document.addEventListener(\"keydown\", function (e) {\n"
+	"      if (((e.ctrlKey || e.metaKey) && (e.key === \"f\" || e.key === \"F\")) ||\n"
+	"          (e.key === \"/\" && !e.ctrlKey && !e.metaKey && !e.altKey)) {\n"
+	"        e.preventDefault();\n"
+	"        ask();\n"
+	"      } else if (e.key === \"Escape\") {\n"
+	"        if (zoomed)\n"
+	"          zoom(null);\n"
+	"        else if (query !== null)\n"
+	"          search(null);\n"
+	"      }\n"
+	"    });\n"
+	"    details.textContent = HINT;\n"
+	"\n"
+	"    var m = /[?&]s=([^&]*)/.exec(window.location.search || \"\");\n"
+	"    if (m) {\n"
+	"      var q = m[1].replace(/\\+/g, \" \");\n"
+	"      try {\n"
+	"        q = decodeURIComponent(q);\n"
+	"      } catch (err) {\n"
+	"        /* keep it undecoded */\n"
+	"      }\n"
+	"      if (q)\n"
+	"        search(q);\n"
+	"    }\n"
+	"  }\n"
+	"\n"
+	"  init();\n"
+	"})();\n"
+/* FG_SCRIPT END */
+	;
+
+static void write_legend(FILE *f, const struct flame_opts *o, int width, int has_marks)
+{
+	static const struct { const char *label; enum frame_kind kind; } items[] = {
+		{ "user", FRAME_USER }, { "kernel", FRAME_KERNEL },
+		{ "process", FRAME_COMM }, { "other", FRAME_MARK },
+	};
+	int n = has_marks ? 4 : 3;
+	double w = 0, x;
+	char color[8], buf[32];
+
+	for (int i = 0; i < n; i++)
+		w += (i ? 16 : 0) + 12 + 5 + FONT_W * (double)strlen(items[i].label);
+	x = (width - w) / 2;
+	fputs("<g id=\"legend\">", f);
+	for (int i = 0; i < n; i++) {
+		frame_color(color, o->palette, items[i].kind, NULL, 0);
+		fprintf(f, "<rect x=\"%s\" y=\"59\" width=\"12\" height=\"12\" fill=\"%s\"/>",
+			fmt_fixed(buf, sizeof(buf), x, 1), color);
+		fprintf(f, "<text class=\"hdr\" x=\"%s\" y=\"69\">%s</text>",
+			fmt_fixed(buf, sizeof(buf), x + 17, 1), items[i].label);
+		x += 12 + 5 + FONT_W * (double)strlen(items[i].label) + 16;
+	}
+	fputs("</g>\n", f);
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The smallest value a frame needs to be written: MIN_PX wide, and among
+ * the MAX_FRAMES widest.  A child is never wider than its parent, so the
+ * frames kept always form a tree.  Returns 0 on success or -ENOMEM. */
+static int min_value(const struct fg_tree *t, double scale, uint64_t *minv)
+{
+	uint64_t *vals;
+	size_t n = 0;
+
+	*minv = 1;
+	while (*minv < UINT64_MAX && (double)*minv * scale < MIN_PX)
+		*minv = scale > 0 ? (uint64_t)(MIN_PX / scale) + 1 : UINT64_MAX;
+	for (size_t i = 0; i < t->n; i++)
+		n += t->nodes[i].value >= *minv;
+	if (n <= MAX_FRAMES)
+		return 0;
+
+	vals = malloc(n * sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->nodes[i].value >= *minv)
+			vals[n++] = t->nodes[i].value;
+	qsort(vals, n, sizeof(*vals), cmp_u64_desc);
+	/* Strictly wider than the first one left out: ties are all in or all
+	 * out, so the count stays within MAX_FRAMES. */
+	*minv = vals[MAX_FRAMES] + 1;
+	free(vals);
+	return 0;
+}
+
+static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *o, int width)
+{
+	struct strbuf sb = { 0 };
+	uint64_t total = t->nodes[0].value;
+	double plotw = width - 2 * PAD;
+	double scale = total ? plotw / (double)total : 0;
+	unsigned int maxd = 0;
+	int has_marks = 0, height, err;
+	char a[64], b[64], c[64], color[8];
+	uint64_t minv;
+
+	err = min_value(t, scale, &minv);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct fg_node *nd = &t->nodes[i];
+		if (nd->value < minv)
+			continue;
+		if (nd->depth > maxd)
+			maxd = nd->depth;
+		if (i && nd->kind == FRAME_MARK)
+			has_marks = 1;
+	}
+	height = TOP + (int)(maxd + 1) * FRAME_H + BOTTOM;
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
+	fputs("<!-- Flame graph written by stackscope.  Click a frame to zoom, Ctrl-F or / to "
+	      "search (regex), Esc to reset; open with ?s=REGEX to search on load. -->\n", f);
+	fprintf(f, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" data-total=\"%" PRIu64 "\" data-pad=\"%d\" "
+		"data-plotw=\"%d\" data-unit=\"", width, height, width, height, total, PAD,
+		width - 2 * PAD);
+	if (put_text(f, &sb, o->unit))
+		goto free_sb;
+	fputs("\">\n<title>", f);
+	if (put_text(f, &sb, o->title))
+		goto free_sb;
+	fprintf(f, "</title>\n<style>\n%s</style>\n", FG_STYLE);
+	fprintf(f, "<defs><linearGradient id=\"bg\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
+		"<stop offset=\"5%%\" stop-color=\"#eeeeee\"/><stop offset=\"95%%\" stop-color=\"%s\"/>"
+		"</linearGradient></defs>\n", o->palette == FLAME_HOT ? "#eeeeb0" : "#dfe6f3");
+	fputs("<rect width=\"100%\" height=\"100%\" fill=\"url(#bg)\"/>\n", f);
+
+	/* Title, cut between the buttons. */
+	long ncp = sanitize(&sb, o->title);
+	if (ncp < 0)
+		goto free_sb;
+	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"27\">", width / 2);
+	put_label(f, &sb, ncp, (width - 2 * (PAD + 110)) * FONT_W / 10.0);
+	fputs("</text>\n", f);
+	if (o->subtitle && *o->subtitle) {
+		fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"47\">", width / 2);
+		if (put_text(f, &sb, o->subtitle))
+			goto free_sb;
+		fputs("</text>\n", f);
+	}
+	fprintf(f, "<g id=\"unzoom\" class=\"btn hide\"><rect x=\"%d\" y=\"11\" width=\"90\" "
+		"height=\"22\"/><text x=\"%d\" y=\"26\">Reset zoom</text></g>\n", PAD, PAD + 45);
+	fprintf(f, "<g id=\"search\" class=\"btn\"><rect x=\"%d\" y=\"11\" width=\"100\" "
+		"height=\"22\"/><text x=\"%d\" y=\"26\">Search</text></g>\n",
+		width - PAD - 100, width - PAD - 50);
+	fprintf(f, "<text class=\"hdr\" x=\"%d\" y=\"69\">Total: ", PAD);
+	if (put_text(f, &sb, fmt_value(a, sizeof(a), total, o->unit)))
+		goto free_sb;
+	fputs("</text>\n", f);
+	write_legend(f, o, width, has_marks);
+	fprintf(f, "<text id=\"matched\" class=\"hide\" x=\"%d\" y=\"69\" text-anchor=\"end\">"
+		"</text>\n", width - PAD);
+
+	fputs("<g id=\"frames\">\n", f);
+	if (!total)
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">No samples</text>\n",
+			width / 2, TOP + 12);
+	for (size_t i = 0; total && i < t->n; i++) {
+		const struct fg_node *nd = &t->nodes[i];
+		double x = PAD + (double)nd->x * scale, w = (double)nd->value * scale;
+		int y = TOP + (int)(maxd - nd->depth) * FRAME_H;
+
+		if (nd->value < minv)
+			continue;
+		ncp = sanitize(&sb, i ? nd->name : "all");
+		if (ncp < 0)
+			goto free_sb;
+		fprintf(f, "<g data-x=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-d=\"%u\"><title>",
+			nd->x, nd->value, nd->depth);
+		put_esc(f, sb.p, sb.len);
+		fmt_value(a, sizeof(a), nd->value, o->unit);
+		fputs(" (", f);
+		put_esc(f, a, strlen(a));
+		fprintf(f, ", %s)</title>", fmt_pct(a, sizeof(a), nd->value, total));
+		frame_color(color, o->palette, nd->kind, i ? nd->name : "", i == 0);
+		fprintf(f, "<rect x=\"%s\" y=\"%d\" width=\"%s\" height=\"%d\" fill=\"%s\"/>",
+			fmt_fixed(b, sizeof(b), x, 1), y, fmt_fixed(c, sizeof(c), w, 1),
+			FRAME_H - 1, color);
+		if (ncp <= label_room(w) || label_room(w) >= 4) {
+			fprintf(f, "<text x=\"%s\" y=\"%d.5\">", fmt_fixed(b, sizeof(b), x + 3, 1),
+				y + 11);
+			put_label(f, &sb, ncp, w);
+			fputs("</text>", f);
+		}
+		fputs("</g>\n", f);
+	}
+	fputs("</g>\n", f);
+	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\">Hover a frame for details; click to "
+		"zoom; Ctrl-F or / to search; Esc to reset</text>\n", PAD, height - 11);
+	fprintf(f, "<script><![CDATA[\n%s]]></script>\n</svg>\n", FG_SCRIPT);
+	err = 0;
+free_sb:
+	free(sb.p);
+	return err;
+}
+
+int report_flamegraph_write(FILE *f, const struct stacks *s, const struct flame_opts *o)
+{
+	struct flame_opts opts = { 0 };
+	struct fg_tree t = { 0 };
+	int err;
+
+	if (!f || !s)
+		return -EINVAL;
+	if (o)
+		opts = *o;
+	if (!opts.title)
+		opts.title = "Flame Graph";
+	if (!opts.unit)
+		opts.unit = "samples";
+	if (!opts.width)
+		opts.width = DEF_WIDTH;
+	if (opts.width < MIN_WIDTH || opts.width > 1000000)
+		return -EINVAL;
+
+	err = tree_build(&t, s);
+	if (err)
+		goto free_tree;
+	err = write_svg(f, &t, &opts, opts.width);
+	if (err)
+		goto free_tree;
+	if (fflush(f))
+		err = -errno;
+	else if (ferror(f))
+		err = -EIO;
+free_tree:
+	free(t.nodes);
+	return err;
+}

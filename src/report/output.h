@@ -1,0 +1,23 @@
+/* Output files created safely for a process running as root: the data is
+ * written to a new temporary file (O_EXCL, same directory) and renamed
+ * over the destination at the end, so an existing symlink or hard link at
+ * the destination is replaced, never written through, and a failed run
+ * leaves the old file untouched. */
+#ifndef STACKSCOPE_REPORT_OUTPUT_H
+#define STACKSCOPE_REPORT_OUTPUT_H
+#include <stdbool.h>
+#include <stdio.h>
+
+struct output {
+	FILE *f;
+	char *path;	/* destination; NULL for stdout */
+	char *tmp;	/* the temporary being written */
+};
+
+/* path NULL or "-" = stdout.  Returns 0 or -errno. */
+int output_open(struct output *o, const char *path);
+/* Flushes and, when commit, renames into place; otherwise removes the
+ * temporary.  Returns 0 or -errno (a write error is reported here). */
+int output_close(struct output *o, bool commit);
+
+#endif

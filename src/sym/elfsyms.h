@@ -1,0 +1,41 @@
+/* The function symbols of one ELF binary (executable or shared library),
+ * looked up by file offset, so that one table serves every process that
+ * maps the binary, wherever it is loaded. */
+#ifndef SYM_ELFSYMS_H
+#define SYM_ELFSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elfsyms;
+
+/* Reads .symtab (or, when stripped, the .symtab of a separate debug file
+ * found by build id or .gnu_debuglink) and .dynsym, the PT_LOAD headers
+ * and the GNU build id.  NULL with errno set: EINVAL for something that
+ * is not a regular file or not a well-formed ELF file, else the error of
+ * open(). */
+struct elfsyms *elfsyms_open(const char *path);
+/* Same from an open file; fd is not closed nor kept.  name is what
+ * elfsyms_name() returns and where .gnu_debuglink files are looked for. */
+struct elfsyms *elfsyms_open_fd(int fd, const char *name);
+const char *elfsyms_name(const struct elfsyms *es);
+/* The GNU build id (NULL and *len 0 when the binary has none). */
+const unsigned char *elfsyms_build_id(const struct elfsyms *es, size_t *len);
+/* Name of the symbol covering the address that file offset off is loaded
+ * at, with *sym_off (may be NULL) set to off's distance from the symbol's
+ * start; NULL when no symbol covers it or off is outside every PT_LOAD. */
+const char *elfsyms_lookup(const struct elfsyms *es, uint64_t off, uint64_t *sym_off);
+/* Converts a file offset to the virtual address it is loaded at (0 and
+ * -ERANGE when off is outside every PT_LOAD). */
+int elfsyms_off_to_vaddr(const struct elfsyms *es, uint64_t off, uint64_t *vaddr);
+size_t elfsyms_count(const struct elfsyms *es);
+/* Nonzero when the symbols came from a separate debug file. */
+int elfsyms_from_debug_file(const struct elfsyms *es);
+void elfsyms_free(struct elfsyms *es);
+
+/* Root of the separate debug file tree (default "/usr/lib/debug"; NULL
+ * restores it): ROOT/.build-id/xx/rest.debug and ROOT/DIR/debuglink.
+ * Process-wide; set it before opening binaries. */
+void elfsyms_set_debug_root(const char *dir);
+
+#endif

@@ -1,0 +1,329 @@
+/* Kernel symbols from /proc/kallsyms.
+ *
+ * The real file has ~120-200k lines and is read on every run, so loading
+ * avoids per-line work beyond a scan: the whole file is read into one
+ * buffer, each kept line is cut in place (NULs written after the name and
+ * the module), and struct ksym points into that buffer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sym/ksyms.h"
+
+/* syms is sorted by addr with one entry per address; every string points
+ * into buf, which holds the whole file. */
+struct ksyms {
+	struct ksym *syms;
+	size_t n;
+	char *buf;
+};
+
+#define READ_CHUNK (1 << 20)
+
+/* Reads all of fd into a NUL-terminated malloc'd buffer.  /proc files
+ * report st_size 0, so this grows as it goes. */
+static int read_all(int fd, char **bufp, size_t *lenp)
+{
+	struct stat st;
+	size_t cap = 8 << 20, len = 0;
+	char *buf, *nbuf;
+	ssize_t r;
+	int err;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_size > 0 && (size_t)st.st_size + READ_CHUNK > cap)
+		cap = (size_t)st.st_size + READ_CHUNK;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (cap - len < READ_CHUNK / 2) {
+			nbuf = realloc(buf, cap * 2);
+			if (!nbuf) {
+				err = -ENOMEM;
+				goto free_buf;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto free_buf;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+
+free_buf:
+	free(buf);
+	return err;
+}
+
+static inline int hex_digit(unsigned char c)
+{
+	if ((unsigned char)(c - '0') < 10)
+		return c - '0';
+	c |= 0x20;
+	if ((unsigned char)(c - 'a') < 6)
+		return c - 'a' + 10;
+	return -1;
+}
+
+static int is_text_type(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* Rank among aliases at one address: global over weak over local, then
+ * fewer leading underscores ("schedule" over "__schedule_alias").  The
+ * type letter sits two bytes before the name ("ffff... T name"). */
+static int alias_rank(const struct ksym *k)
+{
+	char t = k->name[-2];
+	int r = t == 'T' ? 0 : (t == 'W' || t == 'w') ? 1 : 2;
+	int u = 0;
+
+	while (k->name[u] == '_' && u < 8)
+		u++;
+	return r * 16 + u;
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* names point into one buffer: pointer order is file order */
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* Cuts the lines of buf in place into ks->syms.  Returns the number of
+ * text symbols with a nonzero address in *nonzero. */
+static int parse(struct ksyms *ks, char *buf, size_t len, size_t *nonzero)
+{
+	char *p = buf, *end = buf + len;
+	size_t cap = len / 32 + 64;
+	struct ksym *syms, *nsyms;
+
+	syms = malloc(cap * sizeof(*syms));
+	if (!syms)
+		return -ENOMEM;
+	*nonzero = 0;
+	while (p < end) {
+		char *eol = memchr(p, '\n', (size_t)(end - p));
+		char *name, *tab, *mod = NULL;
+		unsigned long addr = 0;
+		int v;
+
+		if (!eol)
+			eol = end;
+		while ((v = hex_digit((unsigned char)*p)) >= 0) {
+			addr = addr << 4 | (unsigned long)v;
+			p++;
+		}
+		/* "ADDR T NAME[\t[MODULE]]" */
+		if (eol - p < 4 || p[0] != ' ' || p[2] != ' ' || !is_text_type(p[1]))
+			goto next;
+		name = p + 3;
+		tab = memchr(name, '\t', (size_t)(eol - name));
+		if (tab) {
+			*tab = '\0';
+			if (tab[1] == '[') {
+				char *close = memchr(tab + 2, ']', (size_t)(eol - tab - 2));
+
+				if (close) {
+					*close = '\0';
+					mod = tab + 2;
+				}
+			}
+		} else {
+			*eol = '\0';
+		}
+		if (!*name)
+			goto next;
+		if (ks->n == cap) {
+			cap *= 2;
+			nsyms = realloc(syms, cap * sizeof(*syms));
+			if (!nsyms) {
+				free(syms);
+				return -ENOMEM;
+			}
+			syms = nsyms;
+		}
+		syms[ks->n++] = (struct ksym){ .addr = addr, .name = name, .module = mod };
+		if (addr)
+			(*nonzero)++;
+next:
+		p = eol + 1;
+	}
+	ks->syms = syms;
+	return 0;
+}
+
+/* Sorts.  kallsyms lists vmlinux and the modules in address order and
+ * appends BPF programs (ours among them, loaded before this runs) at
+ * lower addresses than the last modules: sort only what follows the
+ * sorted prefix and merge it in, instead of a full qsort (~12 ms). */
+static void sort_syms(struct ksyms *ks)
+{
+	struct ksym *tail;
+	size_t p, t, i, j, k;
+
+	for (p = 1; p < ks->n; p++)
+		if (ksym_cmp(&ks->syms[p - 1], &ks->syms[p]) > 0)
+			break;
+	if (p >= ks->n)
+		return;
+	t = ks->n - p;
+	qsort(ks->syms + p, t, sizeof(*ks->syms), ksym_cmp);
+	tail = malloc(t * sizeof(*tail));
+	if (!tail) {
+		qsort(ks->syms, ks->n, sizeof(*ks->syms), ksym_cmp);
+		return;
+	}
+	memcpy(tail, ks->syms + p, t * sizeof(*tail));
+	/* merge from the back: prefix syms[0, p) and tail[0, t) */
+	i = p;
+	j = t;
+	k = ks->n;
+	while (j > 0) {
+		if (i > 0 && ksym_cmp(&ks->syms[i - 1], &tail[j - 1]) > 0)
+			ks->syms[--k] = ks->syms[--i];
+		else
+			ks->syms[--k] = tail[--j];
+	}
+	free(tail);
+}
+
+/* Keeps the best-ranked symbol of each address. */
+static void dedup(struct ksyms *ks)
+{
+	size_t i, out = 0;
+
+	for (i = 0; i < ks->n; i++) {
+		if (out && ks->syms[out - 1].addr == ks->syms[i].addr) {
+			if (alias_rank(&ks->syms[i]) < alias_rank(&ks->syms[out - 1]))
+				ks->syms[out - 1] = ks->syms[i];
+			continue;
+		}
+		ks->syms[out++] = ks->syms[i];
+	}
+	ks->n = out;
+}
+
+struct ksyms *ksyms_load(const char *path)
+{
+	struct ksyms *ks;
+	size_t len = 0, nonzero;
+	int fd, err;
+
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return NULL;
+	fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto free_ks;
+	}
+	err = read_all(fd, &ks->buf, &len);
+	close(fd);
+	if (err)
+		goto free_ks;
+	err = parse(ks, ks->buf, len, &nonzero);
+	if (err)
+		goto free_ks;
+	if (!ks->n) {
+		err = -EINVAL;
+		goto free_ks;
+	}
+	if (!nonzero) {
+		/* kptr_restrict hides addresses from this user */
+		err = -EPERM;
+		goto free_ks;
+	}
+	sort_syms(ks);
+	dedup(ks);
+	return ks;
+
+free_ks:
+	ksyms_free(ks);
+	errno = -err;
+	return NULL;
+}
+
+const struct ksym *ksyms_find(const struct ksyms *ks, unsigned long addr)
+{
+	size_t lo = 0, hi;
+
+	if (!ks)
+		return NULL;
+	/* first index whose addr > addr */
+	hi = ks->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &ks->syms[lo - 1] : NULL;
+}
+
+unsigned long ksyms_count(const struct ksyms *ks)
+{
+	return ks ? ks->n : 0;
+}
+
+void ksyms_free(struct ksyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->syms);
+	free(ks->buf);
+	free(ks);
+}
+
+/* The listed names also match with a compiler clone suffix
+ * (perf_event_overflow.isra.0). */
+static const char *const tracer_prefixes[] = {
+	"bpf_prog_", "bpf_trace_run", "__traceiter_", "__bpf_trace_",
+	"perf_trace_", "perf_swevent_", "__perf_swevent_", "perf_callchain",
+	"bpf_get_stack", "__bpf_get_stack",
+};
+static const char *const tracer_names[] = {
+	"bpf_overflow_handler", "__perf_event_overflow", "perf_event_overflow",
+	"perf_prepare_sample", "get_perf_callchain", "___bpf_prog_run",
+};
+
+int ksym_is_tracer(const char *name)
+{
+	size_t i, n;
+
+	if (!name)
+		return 0;
+	for (i = 0; i < sizeof(tracer_prefixes) / sizeof(tracer_prefixes[0]); i++)
+		if (!strncmp(name, tracer_prefixes[i], strlen(tracer_prefixes[i])))
+			return 1;
+	for (i = 0; i < sizeof(tracer_names) / sizeof(tracer_names[0]); i++) {
+		n = strlen(tracer_names[i]);
+		if (!strncmp(name, tracer_names[i], n) && (name[n] == '\0' || name[n] == '.'))
+			return 1;
+	}
+	return 0;
+}

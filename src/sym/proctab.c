@@ -1,0 +1,320 @@
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include "strpool.h"
+#include "sym/proctab.h"
+
+/* One address space: mappings in the order they were made. */
+struct aspace {
+	struct mapping *maps;
+	size_t n, cap;
+	bool proc_loaded;	/* /proc/PID/maps already read into it */
+};
+
+struct proc {
+	uint32_t pid;		/* 0 = free slot (pid 0 has no user space) */
+	struct aspace *gens;	/* gens[0] = before the first exec seen */
+	uint32_t ngens;
+};
+
+struct proctab {
+	struct proc *slots;
+	size_t nslots, count;
+	struct strpool *paths;
+};
+
+struct proctab *proctab_new(void)
+{
+	struct proctab *pt = calloc(1, sizeof(*pt));
+
+	if (!pt)
+		return NULL;
+	pt->nslots = 256;
+	pt->slots = calloc(pt->nslots, sizeof(*pt->slots));
+	pt->paths = strpool_new();
+	if (!pt->slots || !pt->paths) {
+		proctab_free(pt);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return pt;
+}
+
+static void proc_clear(struct proc *p)
+{
+	for (uint32_t i = 0; i < p->ngens; i++)
+		free(p->gens[i].maps);
+	free(p->gens);
+	p->gens = NULL;
+	p->ngens = 0;
+}
+
+void proctab_free(struct proctab *pt)
+{
+	if (!pt)
+		return;
+	for (size_t i = 0; pt->slots && i < pt->nslots; i++)
+		proc_clear(&pt->slots[i]);
+	free(pt->slots);
+	strpool_free(pt->paths);
+	free(pt);
+}
+
+size_t proctab_count(const struct proctab *pt)
+{
+	return pt->count;
+}
+
+static size_t slot_of(uint32_t pid, size_t nslots)
+{
+	return (pid * 2654435761u) & (nslots - 1);
+}
+
+static struct proc *lookup(struct proctab *pt, uint32_t pid)
+{
+	for (size_t i = slot_of(pid, pt->nslots);; i = (i + 1) & (pt->nslots - 1)) {
+		if (pt->slots[i].pid == pid)
+			return &pt->slots[i];
+		if (!pt->slots[i].pid)
+			return NULL;
+	}
+}
+
+static int grow(struct proctab *pt)
+{
+	size_t n = pt->nslots * 2;
+	struct proc *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < pt->nslots; i++) {
+		size_t j;
+
+		if (!pt->slots[i].pid)
+			continue;
+		for (j = slot_of(pt->slots[i].pid, n); s[j].pid; j = (j + 1) & (n - 1))
+			;
+		s[j] = pt->slots[i];
+	}
+	free(pt->slots);
+	pt->slots = s;
+	pt->nslots = n;
+	return 0;
+}
+
+/* The process entry, created with one empty address space if new. */
+static struct proc *get(struct proctab *pt, uint32_t pid)
+{
+	struct proc *p = lookup(pt, pid);
+	size_t i;
+
+	if (p)
+		return p;
+	if (!pid)
+		return NULL;
+	if (pt->count * 2 >= pt->nslots && grow(pt))
+		return NULL;
+	for (i = slot_of(pid, pt->nslots); pt->slots[i].pid; i = (i + 1) & (pt->nslots - 1))
+		;
+	p = &pt->slots[i];
+	p->gens = calloc(1, sizeof(*p->gens));
+	if (!p->gens)
+		return NULL;
+	p->pid = pid;
+	p->ngens = 1;
+	pt->count++;
+	return p;
+}
+
+static int aspace_add(struct aspace *as, const struct mapping *m)
+{
+	if (as->n == as->cap) {
+		size_t cap = as->cap ? as->cap * 2 : 16;
+		struct mapping *v = realloc(as->maps, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		as->maps = v;
+		as->cap = cap;
+	}
+	as->maps[as->n++] = *m;
+	return 0;
+}
+
+int proctab_mmap(struct proctab *pt, uint32_t pid, const struct mapping *m)
+{
+	struct proc *p = get(pt, pid);
+	struct mapping copy = *m;
+
+	if (!p)
+		return -ENOMEM;
+	copy.path = strpool_intern(pt->paths, m->path ? m->path : "");
+	if (!copy.path)
+		return -ENOMEM;
+	return aspace_add(&p->gens[p->ngens - 1], &copy);
+}
+
+int proctab_exec(struct proctab *pt, uint32_t pid)
+{
+	struct proc *p = get(pt, pid);
+	struct aspace *g;
+
+	if (!p)
+		return -ENOMEM;
+	g = realloc(p->gens, (p->ngens + 1) * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	p->gens = g;
+	/* Never read from /proc: the process may have exec'd again since. */
+	p->gens[p->ngens++] = (struct aspace){ .proc_loaded = true };
+	return 0;
+}
+
+int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid)
+{
+	struct proc *parent, *child;
+	struct aspace *from, *to;
+
+	child = get(pt, pid);
+	if (!child)
+		return -ENOMEM;
+	/* A reused pid: forget the old process. */
+	proc_clear(child);
+	child->gens = calloc(1, sizeof(*child->gens));
+	if (!child->gens)
+		return -ENOMEM;
+	child->ngens = 1;
+	parent = lookup(pt, ppid);
+	if (!parent)
+		return 0;
+	from = &parent->gens[parent->ngens - 1];
+	to = &child->gens[0];
+	if (from->n) {
+		to->maps = malloc(from->n * sizeof(*to->maps));
+		if (!to->maps)
+			return -ENOMEM;
+		memcpy(to->maps, from->maps, from->n * sizeof(*to->maps));
+		to->n = to->cap = from->n;
+	}
+	/* The child's mappings are the parent's: if the parent's came from
+	 * /proc (or an exec we saw), /proc must not be read for the child. */
+	to->proc_loaded = from->proc_loaded || parent->ngens > 1;
+	return 0;
+}
+
+/* One line of /proc/PID/maps:
+ * "55d0c8a00000-55d0c8a02000 r-xp 00002000 fd:01 1234   /usr/bin/cat" */
+static int parse_maps_line(char *line, struct mapping *m)
+{
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char perms[8];
+	int pos = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
+		   &off, &maj, &min, &ino, &pos) < 7)
+		return -EINVAL;
+	if (perms[2] != 'x')
+		return -ENOENT;
+	while (line[pos] && isspace((unsigned char)line[pos]))
+		pos++;
+	line[strcspn(line, "\n")] = 0;
+	if (line[pos] != '/' && strcmp(line + pos, "[vdso]"))
+		return -ENOENT;
+	*m = (struct mapping){
+		.start = start, .end = end, .pgoff = off,
+		.id = { .dev = makedev(maj, min), .ino = ino },
+		.path = line + pos,
+	};
+	return 0;
+}
+
+int proctab_load_proc(struct proctab *pt, uint32_t pid)
+{
+	char path[64], *line = NULL;
+	struct proc *p;
+	size_t cap = 0;
+	int err = 0;
+	FILE *f;
+
+	p = get(pt, pid);
+	if (!p)
+		return -ENOMEM;
+	if (p->ngens > 1 || p->gens[0].proc_loaded)
+		return 0;
+	p->gens[0].proc_loaded = true;
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (getline(&line, &cap, f) > 0) {
+		struct mapping m;
+
+		if (parse_maps_line(line, &m))
+			continue;
+		/* a " (deleted)" file can only be found through map_files */
+		m.path = strpool_intern(pt->paths, m.path);
+		if (!m.path || aspace_add(&p->gens[0], &m)) {
+			err = -ENOMEM;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+int proctab_load_all(struct proctab *pt)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid)
+			continue;
+		if (proctab_load_proc(pt, pid) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static const struct mapping *aspace_find(const struct aspace *as, uint64_t addr)
+{
+	for (size_t i = as->n; i-- > 0;)
+		if (addr >= as->maps[i].start && addr < as->maps[i].end)
+			return &as->maps[i];
+	return NULL;
+}
+
+const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint32_t gen, uint64_t addr)
+{
+	const struct mapping *m;
+	struct proc *p = lookup(pt, pid);
+	struct aspace *as;
+
+	if (!p) {
+		if (proctab_load_proc(pt, pid))
+			return NULL;
+		p = lookup(pt, pid);
+		if (!p)
+			return NULL;
+	}
+	/* Records lost or an exec before the run: use the nearest known. */
+	as = &p->gens[gen < p->ngens ? gen : p->ngens - 1];
+	m = aspace_find(as, addr);
+	if (!m && !as->proc_loaded && as == &p->gens[0] && p->ngens == 1 &&
+	    proctab_load_proc(pt, pid) == 0)
+		m = aspace_find(&p->gens[0], addr);
+	return m;
+}

@@ -1,0 +1,36 @@
+/* Turning captured instruction pointers into frame names.
+ *
+ * Kernel frames come from kallsyms; user frames from the symbol table of
+ * the file mapped at the address in that process and exec generation
+ * (proctab + symcache).  Every frame gets a name: "func", or
+ * "[module+0xOFFSET]" when no symbol covers it, or "[unknown]" when no
+ * mapping does; the last two are counted as unsymbolized. */
+#ifndef STACKSCOPE_SYM_SYMBOLIZE_H
+#define STACKSCOPE_SYM_SYMBOLIZE_H
+#include <stdint.h>
+#include "sym/ksyms.h"
+#include "sym/proctab.h"
+
+#define SYM_KERNEL_OFFSETS 0x1	/* "func+0x1c" for kernel frames */
+
+struct sym_stats {
+	uint64_t frames;	/* frames named */
+	uint64_t unsymbolized;	/* of which without a symbol */
+	uint64_t tracer_dropped;/* tracer frames removed from kernel stacks */
+};
+
+struct symbolizer;
+/* ks may be NULL (kernel frames then all "[unknown]"); pt is borrowed. */
+struct symbolizer *symbolizer_new(struct proctab *pt, const struct ksyms *ks, unsigned int flags);
+void symbolizer_free(struct symbolizer *s);
+
+/* ips innermost first; out gets names outermost first.  Names stay valid
+ * until symbolizer_free().  Returns the number written (<= n). */
+int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, const char **out);
+int symbolize_user(struct symbolizer *s, uint32_t pid, uint32_t gen,
+		   const uint64_t *ips, int n, const char **out);
+const struct sym_stats *symbolizer_stats(const struct symbolizer *s);
+/* Distinct binaries whose symbols were loaded. */
+size_t symbolizer_binaries(const struct symbolizer *s);
+
+#endif

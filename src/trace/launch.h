@@ -1,0 +1,30 @@
+/* Launching a command gated until tracing is live.
+ *
+ * launch_start() forks a child that waits on a pipe; the caller puts the
+ * child's pid in its filters and attaches, then launch_release() lets it
+ * exec.  The child dies with its parent (PR_SET_PDEATHSIG), so a killed
+ * stackscope leaves no gated command behind. */
+#ifndef STACKSCOPE_TRACE_LAUNCH_H
+#define STACKSCOPE_TRACE_LAUNCH_H
+#include <sys/types.h>
+
+struct launch {
+	pid_t pid;		/* 0 when nothing launched */
+	int gate_fd;		/* write end: one byte releases the child */
+	int err_fd;		/* read end: errno of a failed exec, EOF on success */
+	int status;		/* wait status once reaped */
+	int reaped;
+};
+
+/* Resolves argv[0] in PATH first, so a missing command is reported before
+ * anything is loaded (-ENOENT / -EACCES). */
+int launch_start(struct launch *l, char **argv);
+/* Lets the child exec; returns 0, or -errno when exec failed. */
+int launch_release(struct launch *l);
+/* Waits for the child if not yet reaped; returns its exit status the way a
+ * shell does (128+signal when killed). */
+int launch_wait(struct launch *l);
+/* Kills and reaps a child that should not run (setup failed). */
+void launch_abort(struct launch *l);
+
+#endif

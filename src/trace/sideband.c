@@ -1,0 +1,252 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/sysmacros.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "trace/sideband.h"
+
+#define SIDEBAND_PAGES 64	/* per CPU: 256 KiB */
+
+#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
+#define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
+#endif
+
+/* A record as the kernel wrote it, copied, with its timestamp (the last
+ * 8 bytes: sample_id_all with PERF_SAMPLE_TID | PERF_SAMPLE_TIME). */
+struct record {
+	uint64_t time;
+	uint64_t seq;		/* arrival order, to keep the sort stable */
+	struct perf_event_header *hdr;
+};
+
+struct sideband {
+	int map_fd;
+	struct perf_buffer *pb;
+	struct record *recs;
+	size_t n, cap;
+	uint64_t lost;
+	int err;		/* first allocation failure while reading */
+};
+
+struct mmap2_body {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	union {
+		struct {
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+		};
+		struct {
+			uint8_t build_id_size, reserved1;
+			uint16_t reserved2;
+			uint8_t build_id[20];
+		};
+	};
+	uint32_t prot, flags;
+	char filename[];
+};
+
+struct task_body {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_header *hdr)
+{
+	struct sideband *sb = ctx;
+	struct perf_event_header *copy;
+
+	switch (hdr->type) {
+	case PERF_RECORD_LOST:
+		/* u64 id, u64 lost */
+		if (hdr->size >= sizeof(*hdr) + 16)
+			sb->lost += ((uint64_t *)(hdr + 1))[1];
+		return LIBBPF_PERF_EVENT_CONT;
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+		break;
+	default:
+		return LIBBPF_PERF_EVENT_CONT;
+	}
+	if (hdr->size < sizeof(*hdr) + 16)
+		return LIBBPF_PERF_EVENT_CONT;
+	if (sb->n == sb->cap) {
+		size_t cap = sb->cap ? sb->cap * 2 : 1024;
+		struct record *r = realloc(sb->recs, cap * sizeof(*r));
+
+		if (!r) {
+			sb->lost++;
+			sb->err = -ENOMEM;
+			return LIBBPF_PERF_EVENT_CONT;
+		}
+		sb->recs = r;
+		sb->cap = cap;
+	}
+	copy = malloc(hdr->size);
+	if (!copy) {
+		sb->lost++;
+		sb->err = -ENOMEM;
+		return LIBBPF_PERF_EVENT_CONT;
+	}
+	memcpy(copy, hdr, hdr->size);
+	memcpy(&sb->recs[sb->n].time, (char *)hdr + hdr->size - 8, 8);
+	sb->recs[sb->n].seq = sb->n;
+	sb->recs[sb->n].hdr = copy;
+	sb->n++;
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static struct perf_buffer *open_buffers(struct sideband *sb, int build_id)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+		.sample_id_all = 1,
+		.mmap = 1,	/* the kernel emits mmap records only when this is set */
+		.mmap2 = 1,	/* ... and then in the MMAP2 layout */
+		.comm = 1,
+		.comm_exec = 1,
+		.task = 1,
+		.build_id = build_id,
+		.watermark = 1,
+		.wakeup_watermark = SIDEBAND_PAGES * 4096 / 4,
+	};
+
+	return perf_buffer__new_raw(sb->map_fd, SIDEBAND_PAGES, &attr, on_record, sb, NULL);
+}
+
+struct sideband *sideband_open(void)
+{
+	struct sideband *sb = calloc(1, sizeof(*sb));
+	int ncpus = libbpf_num_possible_cpus(), err;
+
+	if (!sb)
+		return NULL;
+	if (ncpus < 0) {
+		err = ncpus;
+		goto fail;
+	}
+	sb->map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "sideband",
+				    sizeof(int), sizeof(int), ncpus, NULL);
+	if (sb->map_fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	/* Build-ids in the mmap records (5.12+) identify the file that was
+	 * mapped even if it is replaced later; older kernels give dev/inode. */
+	sb->pb = open_buffers(sb, 1);
+	if (!sb->pb)
+		sb->pb = open_buffers(sb, 0);
+	if (!sb->pb) {
+		err = -errno;
+		goto close_map;
+	}
+	return sb;
+
+close_map:
+	close(sb->map_fd);
+fail:
+	free(sb);
+	errno = -err;
+	return NULL;
+}
+
+int sideband_fd(const struct sideband *sb)
+{
+	return perf_buffer__epoll_fd(sb->pb);
+}
+
+int sideband_read(struct sideband *sb)
+{
+	int err = perf_buffer__consume(sb->pb);
+
+	return err < 0 ? err : sb->err;
+}
+
+uint64_t sideband_lost(const struct sideband *sb)
+{
+	return sb->lost;
+}
+
+static int cmp_record(const void *a, const void *b)
+{
+	const struct record *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int apply_mmap2(struct proctab *pt, const struct perf_event_header *hdr)
+{
+	const struct mmap2_body *b = (const void *)(hdr + 1);
+	size_t max = hdr->size - sizeof(*hdr) - sizeof(*b);
+	struct mapping m = {
+		.start = b->addr,
+		.end = b->addr + b->len,
+		.pgoff = b->pgoff,
+		.path = b->filename,
+	};
+
+	if (hdr->size < sizeof(*hdr) + sizeof(*b) || !memchr(b->filename, 0, max))
+		return 0;
+	if (b->filename[0] != '/' && strcmp(b->filename, "[vdso]"))
+		return 0;	/* anonymous, heap, stack, JIT */
+	if (hdr->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		m.id.build_id_len = b->build_id_size > 20 ? 20 : b->build_id_size;
+		memcpy(m.id.build_id, b->build_id, m.id.build_id_len);
+	} else {
+		m.id.dev = makedev(b->maj, b->min);	/* as st_dev has it */
+		m.id.ino = b->ino;
+	}
+	return proctab_mmap(pt, b->pid, &m);
+}
+
+int sideband_apply(struct sideband *sb, struct proctab *pt)
+{
+	int err = 0;
+
+	debug("side-band: %zu records, %llu lost", sb->n, (unsigned long long)sb->lost);
+	qsort(sb->recs, sb->n, sizeof(*sb->recs), cmp_record);
+	for (size_t i = 0; i < sb->n && !err; i++) {
+		const struct perf_event_header *hdr = sb->recs[i].hdr;
+		const struct task_body *t = (const void *)(hdr + 1);
+
+		switch (hdr->type) {
+		case PERF_RECORD_MMAP2:
+			err = apply_mmap2(pt, hdr);
+			break;
+		case PERF_RECORD_COMM:
+			if (hdr->misc & PERF_RECORD_MISC_COMM_EXEC)
+				err = proctab_exec(pt, t->pid);
+			break;
+		case PERF_RECORD_FORK:
+			if (t->pid != t->ppid)	/* a process, not a thread */
+				err = proctab_fork(pt, t->ppid, t->pid);
+			break;
+		}
+	}
+	for (size_t i = 0; i < sb->n; i++)
+		free(sb->recs[i].hdr);
+	sb->n = 0;
+	return err;
+}
+
+void sideband_free(struct sideband *sb)
+{
+	if (!sb)
+		return;
+	for (size_t i = 0; i < sb->n; i++)
+		free(sb->recs[i].hdr);
+	free(sb->recs);
+	perf_buffer__free(sb->pb);
+	close(sb->map_fd);
+	free(sb);
+}

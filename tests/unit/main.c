@@ -1,0 +1,58 @@
+/* Runs every registered unit test; prints "ok NAME" / "FAIL NAME" lines and
+ * a closing "unit: N passed, N failed".  An argument runs only the tests
+ * whose name contains it. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include "test.h"
+
+#define MAX_TESTS 512
+
+static struct {
+	const char *name, *file;
+	void (*fn)(void);
+} tests[MAX_TESTS];
+static int ntests, cur_failed;
+
+void test_register(const char *name, void (*fn)(void), const char *file)
+{
+	if (ntests < MAX_TESTS)
+		tests[ntests++] = (typeof(tests[0])){ name, file, fn };
+}
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "  %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cur_failed = 1;
+}
+
+const char *test_fixtures(void)
+{
+	const char *d = getenv("FIXTURES");
+	return d ? d : "build/fixtures";
+}
+
+int main(int argc, char **argv)
+{
+	int passed = 0, failed = 0;
+
+	for (int i = 0; i < ntests; i++) {
+		if (argc > 1 && !strstr(tests[i].name, argv[1]))
+			continue;
+		cur_failed = 0;
+		tests[i].fn();
+		fflush(stderr);
+		printf("%s unit/%s\n", cur_failed ? "FAIL" : "ok", tests[i].name);
+		fflush(stdout);
+		cur_failed ? failed++ : passed++;
+	}
+	if (ntests >= MAX_TESTS)
+		printf("FAIL unit: more than %d tests registered\n", MAX_TESTS), failed++;
+	printf("unit: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,46 @@
+/* Minimal unit-test harness.  A test is a function declared with TEST();
+ * it registers itself at load time, so adding a test file needs no edits
+ * elsewhere.  CHECK* record a failure (file:line and values) and let the
+ * test go on; the runner prints one line per test and a closing count. */
+#ifndef TEST_H
+#define TEST_H
+#include <stdio.h>
+#include <string.h>
+
+void test_register(const char *name, void (*fn)(void), const char *file);
+void test_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Directory with the fixtures the build made (build/fixtures). */
+const char *test_fixtures(void);
+
+#define TEST(name)                                                          \
+	static void name(void);                                             \
+	__attribute__((constructor)) static void register_##name(void)      \
+	{                                                                   \
+		test_register(#name, name, __FILE__);                       \
+	}                                                                   \
+	static void name(void)
+
+#define CHECK(cond)                                                         \
+	do {                                                                \
+		if (!(cond))                                                \
+			test_fail(__FILE__, __LINE__, "%s", #cond);         \
+	} while (0)
+
+#define CHECK_INT(a, b)                                                     \
+	do {                                                                \
+		long long a_ = (long long)(a), b_ = (long long)(b);         \
+		if (a_ != b_)                                               \
+			test_fail(__FILE__, __LINE__, "%s == %lld, want %lld",\
+				  #a, a_, b_);                              \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                     \
+	do {                                                                \
+		const char *a_ = (a), *b_ = (b);                            \
+		if (!a_ || !b_ || strcmp(a_, b_))                           \
+			test_fail(__FILE__, __LINE__, "%s == \"%s\", want \"%s\"", \
+				  #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+	} while (0)
+
+#endif

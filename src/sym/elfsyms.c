@@ -517,10 +517,10 @@ static int file_crc32(int fd, uint32_t *crc)
 	return 0;
 }
 
-/* Opens candidate path as the debug file of main: a different file of
- * the same machine, with a .symtab, whose build id equals main's when both
+/* Opens candidate path as the debug file of bin: a different file of
+ * the same machine, with a .symtab, whose build id equals bin's when both
  * have one, else (debuglink candidates) whose CRC matches. */
-static int try_debug_file(struct elffile *dbg, const struct elffile *main,
+static int try_debug_file(struct elffile *dbg, const struct elffile *bin,
 			  const unsigned char *bid, size_t bid_len,
 			  const char *path, int check_crc, uint32_t want_crc)
 {
@@ -536,9 +536,9 @@ static int try_debug_file(struct elffile *dbg, const struct elffile *main,
 	if (err)
 		return err;
 	err = -EINVAL;
-	if ((dbg->dev == main->dev && dbg->ino == main->ino) || !dbg->symtab ||
-	    dbg->ehdr.e_machine != main->ehdr.e_machine ||
-	    dbg->ehdr.e_ident[EI_CLASS] != main->ehdr.e_ident[EI_CLASS])
+	if ((dbg->dev == bin->dev && dbg->ino == bin->ino) || !dbg->symtab ||
+	    dbg->ehdr.e_machine != bin->ehdr.e_machine ||
+	    dbg->ehdr.e_ident[EI_CLASS] != bin->ehdr.e_ident[EI_CLASS])
 		goto close_dbg;
 	if (find_build_id(dbg, dbid, &dbid_len))
 		dbid_len = 0;
@@ -556,10 +556,10 @@ close_dbg:
 	return err;
 }
 
-/* Finds the separate debug file of main: by build id under the debug
+/* Finds the separate debug file of bin: by build id under the debug
  * root, then by .gnu_debuglink next to the binary, in .debug/ beside
  * it, and under the debug root. */
-static int open_debug_file(struct elffile *dbg, struct elffile *main,
+static int open_debug_file(struct elffile *dbg, struct elffile *bin,
 			   const struct elfsyms *es)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
@@ -575,27 +575,27 @@ static int open_debug_file(struct elffile *dbg, struct elffile *main,
 			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", es->build_id[i]);
 		if (n > 0 && (size_t)n + 7 < sizeof(path)) {
 			memcpy(path + n, ".debug", 7);
-			if (!try_debug_file(dbg, main, es->build_id, es->build_id_len, path, 0, 0))
+			if (!try_debug_file(dbg, bin, es->build_id, es->build_id_len, path, 0, 0))
 				return 0;
 		}
 	}
-	if (read_debuglink(main, &link, &crc))
+	if (read_debuglink(bin, &link, &crc))
 		return -ENOENT;
 	slash = strrchr(es->name, '/');
 	if (slash)
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - es->name), es->name);
 	else
 		snprintf(dir, sizeof(dir), ".");
-	const char *const fmts[] = { "%s/%s", "%s/.debug/%s" };
 	for (i = 0; i < 2; i++) {
-		if (snprintf(path, sizeof(path), fmts[i], dir, link) >= (int)sizeof(path))
+		if (snprintf(path, sizeof(path), i ? "%s/.debug/%s" : "%s/%s", dir, link) >=
+		    (int)sizeof(path))
 			continue;
-		if (!try_debug_file(dbg, main, es->build_id, es->build_id_len, path, 1, crc))
+		if (!try_debug_file(dbg, bin, es->build_id, es->build_id_len, path, 1, crc))
 			return 0;
 	}
 	if (dir[0] == '/' &&
 	    snprintf(path, sizeof(path), "%s%s/%s", debug_root, dir, link) < (int)sizeof(path) &&
-	    !try_debug_file(dbg, main, es->build_id, es->build_id_len, path, 1, crc))
+	    !try_debug_file(dbg, bin, es->build_id, es->build_id_len, path, 1, crc))
 		return 0;
 	return -ENOENT;
 }
@@ -609,31 +609,40 @@ static int underscores(const char *s)
 	return n;
 }
 
-/* By address; among aliases the best name first: sized, real (not
- * @plt), global over weak over local, unversioned, fewer leading
- * underscores, shorter, then alphabetical so the choice is stable. */
-static int esym_cmp(const void *a, const void *b, void *names)
+/* By address, then by name offset: integer compares only (the sort is
+ * most of the load time of a big library); deterministic because name
+ * offsets are unique. */
+static int esym_cmp(const void *a, const void *b)
 {
 	const struct esym *x = a, *y = b;
-	const char *xn = (const char *)names + x->name, *yn = (const char *)names + y->name;
-	int d;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* Nonzero when alias x is a better name than y: sized, real (not @plt),
+ * global over weak over local, unversioned, fewer leading underscores,
+ * shorter, then alphabetical. */
+static int esym_better(const struct esym *x, const struct esym *y, const char *names)
+{
+	const char *xn = names + x->name, *yn = names + y->name;
+	int d;
+
 	if (x->sized != y->sized)
-		return y->sized - x->sized;
+		return x->sized;
 	if (x->synthetic != y->synthetic)
-		return x->synthetic - y->synthetic;
+		return !x->synthetic;
 	if (x->bind != y->bind)
-		return x->bind - y->bind;
+		return x->bind < y->bind;
 	d = (strchr(xn, '@') != NULL) - (strchr(yn, '@') != NULL);
 	if (d)
-		return d;
+		return d < 0;
 	d = underscores(xn) - underscores(yn);
 	if (d)
-		return d;
+		return d < 0;
 	d = (int)strlen(xn) - (int)strlen(yn);
-	return d ? d : strcmp(xn, yn);
+	return d ? d < 0 : strcmp(xn, yn) < 0;
 }
 
 /* Sorts, keeps the best symbol per address and ends zero-size symbols
@@ -644,10 +653,13 @@ static void finish_syms(struct elfsyms *es)
 	struct esym *p;
 
 	if (es->n > 1)
-		qsort_r(es->syms, es->n, sizeof(*es->syms), esym_cmp, es->names);
+		qsort(es->syms, es->n, sizeof(*es->syms), esym_cmp);
 	for (i = 0; i < es->n; i++) {
-		if (out && es->syms[out - 1].addr == es->syms[i].addr)
+		if (out && es->syms[out - 1].addr == es->syms[i].addr) {
+			if (esym_better(&es->syms[i], &es->syms[out - 1], es->names))
+				es->syms[out - 1] = es->syms[i];
 			continue;
+		}
 		es->syms[out++] = es->syms[i];
 	}
 	es->n = out;

@@ -4,6 +4,7 @@
  * avoids per-line work beyond a scan: the whole file is read into one
  * buffer, each kept line is cut in place (NULs written after the name and
  * the module), and struct ksym points into that buffer. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -235,7 +236,7 @@ struct ksyms *ksyms_load(const char *path)
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return NULL;
-	fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		err = -errno;
 		goto free_ks;
@@ -302,7 +303,7 @@ void ksyms_free(struct ksyms *ks)
 /* The listed names also match with a compiler clone suffix
  * (perf_event_overflow.isra.0). */
 static const char *const tracer_prefixes[] = {
-	"bpf_prog_", "bpf_trace_run", "__traceiter_", "__bpf_trace_",
+	"bpf_trace_run", "__traceiter_", "__bpf_trace_",
 	"perf_trace_", "perf_swevent_", "__perf_swevent_", "perf_callchain",
 	"bpf_get_stack", "__bpf_get_stack",
 };
@@ -317,6 +318,15 @@ int ksym_is_tracer(const char *name)
 
 	if (!name)
 		return 0;
+	/* A JIT-ed program: "bpf_prog_" + 16 hex digits of its tag + "_" +
+	 * name (plain "bpf_prog_load" and friends are kernel functions). */
+	if (!strncmp(name, "bpf_prog_", 9)) {
+		for (i = 9; i < 25; i++)
+			if (!isxdigit((unsigned char)name[i]))
+				break;
+		if (i == 25 && (name[25] == '_' || name[25] == '\0'))
+			return 1;
+	}
 	for (i = 0; i < sizeof(tracer_prefixes) / sizeof(tracer_prefixes[0]); i++)
 		if (!strncmp(name, tracer_prefixes[i], strlen(tracer_prefixes[i])))
 			return 1;

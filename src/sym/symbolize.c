@@ -8,6 +8,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include "strpool.h"
+#include "sym/demangle.h"
 #include "sym/elfsyms.h"
 #include "sym/symbolize.h"
 
@@ -186,6 +187,14 @@ static const char *user_name(struct symbolizer *s, uint32_t pid, uint32_t gen,
 		return intern_fmt(s, "[%s+0x%llx]", basename_of(m->path),
 				  (unsigned long long)off);
 	*unsym = 0;
+	if (name[0] == '_' && name[1] == 'Z') {
+		char *d = demangle(name);
+
+		if (d) {
+			name = strpool_intern(s->names, d);
+			free(d);
+		}
+	}
 	return name;
 }
 

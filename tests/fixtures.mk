@@ -1,0 +1,106 @@
+# Fixtures for the unit tests, built into $(BUILD)/fixtures/ by `make
+# fixtures`.  Included by the top Makefile; also works on its own:
+#   make -f tests/fixtures.mk fixtures BUILD=build
+#
+# From tests/fixtures/symbols.c (see test_sym.c for what is checked):
+#   symbols-pie        PIE, fixed build id 0123...4567
+#   symbols-stripped   symbols-pie stripped; its .symtab is in
+#                      debug/.build-id/01/23...67.debug (debug root: debug/)
+#   symbols-linked     no build id, stripped, found via .gnu_debuglink in
+#                      .debug/symbols-linked.debug (CRC checked)
+#   symbols-nopie      -no-pie executable
+#   libsymbols.so      shared library
+#   symbols-nosyms     no build id, stripped, no debug file
+#   symbols-trunc      first 1000 bytes of symbols-pie
+#   symbols-garbage    ELF magic followed by text; symbols-text: plain text
+# Ground truth, from binutils, for NAME in pie nopie linked lib:
+#   NAME.nm    "name vaddr size" of each t/T symbol (hex)
+#   NAME.load  "offset vaddr filesz" of each PT_LOAD (hex)
+#   NAME.plt   "name vaddr" of each NAME@plt entry objdump shows
+
+BUILD ?= build
+CC ?= cc
+
+SYMFIX_DIR     := $(BUILD)/fixtures
+SYMFIX_SRC     := tests/fixtures/symbols.c
+SYMFIX_CFLAGS  := -O1 -g -fno-omit-frame-pointer
+SYMFIX_BUILDID := 0123456789abcdef0123456789abcdef01234567
+SYMFIX_DEBUG   := $(SYMFIX_DIR)/debug/.build-id/$(shell echo $(SYMFIX_BUILDID) | cut -c1-2)/$(shell echo $(SYMFIX_BUILDID) | cut -c3-).debug
+
+SYMFIX_BINS := $(addprefix $(SYMFIX_DIR)/, symbols-pie symbols-stripped \
+	symbols-linked symbols-nopie libsymbols.so symbols-nosyms \
+	symbols-trunc symbols-garbage symbols-text)
+SYMFIX_TRUTH := $(foreach n,pie nopie linked lib,$(addprefix $(SYMFIX_DIR)/$(n),.nm .load .plt))
+
+.PHONY: fixtures
+fixtures: $(SYMFIX_BINS) $(SYMFIX_DEBUG) $(SYMFIX_TRUTH)
+
+$(SYMFIX_DIR)/symbols-pie: $(SYMFIX_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(SYMFIX_CFLAGS) -fPIE -pie -Wl,--build-id=0x$(SYMFIX_BUILDID) $< -o $@
+
+$(SYMFIX_DEBUG): $(SYMFIX_DIR)/symbols-pie
+	@mkdir -p $(@D)
+	objcopy --only-keep-debug $< $@
+
+$(SYMFIX_DIR)/symbols-stripped: $(SYMFIX_DIR)/symbols-pie
+	strip --strip-all $< -o $@
+
+$(SYMFIX_DIR)/symbols-linked.full: $(SYMFIX_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(SYMFIX_CFLAGS) -fPIE -pie -Wl,--build-id=none $< -o $@
+
+$(SYMFIX_DIR)/.debug/symbols-linked.debug: $(SYMFIX_DIR)/symbols-linked.full
+	@mkdir -p $(@D)
+	objcopy --only-keep-debug $< $@
+
+$(SYMFIX_DIR)/symbols-linked: $(SYMFIX_DIR)/symbols-linked.full $(SYMFIX_DIR)/.debug/symbols-linked.debug
+	strip --strip-all $< -o $@.tmp
+	objcopy --add-gnu-debuglink=$(SYMFIX_DIR)/.debug/symbols-linked.debug $@.tmp $@
+	rm -f $@.tmp
+
+$(SYMFIX_DIR)/symbols-nopie: $(SYMFIX_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(SYMFIX_CFLAGS) -fno-pie -no-pie $< -o $@
+
+$(SYMFIX_DIR)/libsymbols.so: $(SYMFIX_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(SYMFIX_CFLAGS) -DFIXTURE_LIB -fPIC -shared $< -o $@
+
+$(SYMFIX_DIR)/symbols-nosyms: $(SYMFIX_DIR)/symbols-linked.full
+	strip --strip-all $< -o $@
+
+$(SYMFIX_DIR)/symbols-trunc: $(SYMFIX_DIR)/symbols-pie
+	head -c 1000 $< > $@
+
+$(SYMFIX_DIR)/symbols-garbage:
+	@mkdir -p $(@D)
+	{ printf '\177ELF\002\001\001\000'; seq 1 3000; } > $@
+
+$(SYMFIX_DIR)/symbols-text:
+	@mkdir -p $(@D)
+	seq 1 3000 > $@
+
+# ground truth
+$(SYMFIX_DIR)/lib.%: SYMFIX_BIN = $(SYMFIX_DIR)/libsymbols.so
+$(SYMFIX_DIR)/pie.%: SYMFIX_BIN = $(SYMFIX_DIR)/symbols-pie
+$(SYMFIX_DIR)/nopie.%: SYMFIX_BIN = $(SYMFIX_DIR)/symbols-nopie
+$(SYMFIX_DIR)/linked.%: SYMFIX_BIN = $(SYMFIX_DIR)/symbols-linked.full
+
+$(SYMFIX_DIR)/lib.nm $(SYMFIX_DIR)/lib.load $(SYMFIX_DIR)/lib.plt: $(SYMFIX_DIR)/libsymbols.so
+$(SYMFIX_DIR)/pie.nm $(SYMFIX_DIR)/pie.load $(SYMFIX_DIR)/pie.plt: $(SYMFIX_DIR)/symbols-pie
+$(SYMFIX_DIR)/nopie.nm $(SYMFIX_DIR)/nopie.load $(SYMFIX_DIR)/nopie.plt: $(SYMFIX_DIR)/symbols-nopie
+$(SYMFIX_DIR)/linked.nm $(SYMFIX_DIR)/linked.load $(SYMFIX_DIR)/linked.plt: $(SYMFIX_DIR)/symbols-linked.full
+
+$(SYMFIX_DIR)/%.nm:
+	nm -S --defined-only $(SYMFIX_BIN) | awk 'NF == 4 && ($$3 == "T" || $$3 == "t") { print $$4, $$1, $$2 }' > $@.tmp
+	mv $@.tmp $@
+
+$(SYMFIX_DIR)/%.load:
+	readelf -lW $(SYMFIX_BIN) | awk '$$1 == "LOAD" { print $$2, $$3, $$5 }' > $@.tmp
+	mv $@.tmp $@
+
+$(SYMFIX_DIR)/%.plt:
+	objdump -d -j .plt -j .plt.sec $(SYMFIX_BIN) 2>/dev/null | \
+		awk '/^[0-9a-f]+ <.*@plt>:$$/ { gsub(/[<>:]/, "", $$2); print $$2, $$1 }' > $@.tmp
+	mv $@.tmp $@

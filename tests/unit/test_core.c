@@ -1,0 +1,226 @@
+/* Unit tests of the pieces under the commands: string pool, the process
+ * address-space table, safe output files, demangling, option parsing. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "test.h"
+#include "common.h"
+#include "strpool.h"
+#include "report/output.h"
+#include "sym/demangle.h"
+#include "sym/proctab.h"
+
+TEST(strpool_interns_once)
+{
+	struct strpool *sp = strpool_new();
+	char buf[32];
+	const char *a, *b;
+
+	CHECK(sp);
+	a = strpool_intern(sp, "main");
+	strcpy(buf, "main");
+	b = strpool_intern(sp, buf);
+	CHECK(a == b);
+	CHECK(a != buf);
+	CHECK_STR(strpool_intern_len(sp, "mainly", 4), "main");
+	CHECK(strpool_intern_len(sp, "mainly", 4) == a);
+	/* many strings: the table grows and keeps every one */
+	for (int i = 0; i < 5000; i++) {
+		snprintf(buf, sizeof(buf), "sym%d", i);
+		CHECK(strpool_intern(sp, buf) != NULL);
+	}
+	CHECK_INT(strpool_count(sp), 5001);
+	CHECK_STR(strpool_intern(sp, "sym4321"), "sym4321");
+	CHECK_INT(strpool_count(sp), 5001);
+	strpool_free(sp);
+	strpool_free(NULL);
+}
+
+static struct mapping map(uint64_t start, uint64_t end, uint64_t pgoff, const char *path)
+{
+	return (struct mapping){ .start = start, .end = end, .pgoff = pgoff, .path = path,
+				 .id = { .dev = 1, .ino = 42 } };
+}
+
+TEST(proctab_generations_follow_exec)
+{
+	struct proctab *pt = proctab_new();
+	struct mapping a = map(0x1000, 0x2000, 0, "/bin/sh");
+	struct mapping b = map(0x1000, 0x3000, 0x1000, "/usr/bin/app");
+	const struct mapping *m;
+	/* a pid far above pid_max: /proc never has it */
+	uint32_t pid = 0x7ffffff0;
+
+	CHECK(pt);
+	CHECK_INT(proctab_exec(pt, pid), 0);		/* gen 1: sh */
+	CHECK_INT(proctab_mmap(pt, pid, &a), 0);
+	CHECK_INT(proctab_exec(pt, pid), 0);		/* gen 2: app */
+	CHECK_INT(proctab_mmap(pt, pid, &b), 0);
+	m = proctab_find(pt, pid, 1, 0x1800);
+	CHECK(m && !strcmp(m->path, "/bin/sh"));
+	m = proctab_find(pt, pid, 2, 0x1800);
+	CHECK(m && !strcmp(m->path, "/usr/bin/app") && m->pgoff == 0x1000);
+	CHECK(proctab_find(pt, pid, 1, 0x2800) == NULL);
+	CHECK(proctab_find(pt, pid, 2, 0x2800) != NULL);
+	/* a generation beyond what was seen falls back to the newest */
+	m = proctab_find(pt, pid, 9, 0x1800);
+	CHECK(m && !strcmp(m->path, "/usr/bin/app"));
+	proctab_free(pt);
+}
+
+TEST(proctab_newest_mapping_wins)
+{
+	struct proctab *pt = proctab_new();
+	struct mapping a = map(0x1000, 0x5000, 0, "/old.so");
+	struct mapping b = map(0x2000, 0x3000, 0, "/new.so");
+	uint32_t pid = 0x7ffffff1;
+	const struct mapping *m;
+
+	proctab_exec(pt, pid);
+	proctab_mmap(pt, pid, &a);
+	proctab_mmap(pt, pid, &b);
+	m = proctab_find(pt, pid, 1, 0x2100);
+	CHECK(m && !strcmp(m->path, "/new.so"));
+	m = proctab_find(pt, pid, 1, 0x4100);
+	CHECK(m && !strcmp(m->path, "/old.so"));
+	proctab_free(pt);
+}
+
+TEST(proctab_fork_copies_and_pid_reuse_resets)
+{
+	struct proctab *pt = proctab_new();
+	struct mapping a = map(0x1000, 0x2000, 0, "/bin/parent");
+	struct mapping c = map(0x8000, 0x9000, 0, "/lib/child-only.so");
+	uint32_t parent = 0x7ffffff2, child = 0x7ffffff3;
+	const struct mapping *m;
+
+	proctab_exec(pt, parent);
+	proctab_mmap(pt, parent, &a);
+	CHECK_INT(proctab_fork(pt, parent, child), 0);
+	m = proctab_find(pt, child, 0, 0x1800);
+	CHECK(m && !strcmp(m->path, "/bin/parent"));
+	proctab_mmap(pt, child, &c);
+	/* the child's own mapping is not the parent's */
+	CHECK(proctab_find(pt, parent, 1, 0x8800) == NULL);
+	CHECK(proctab_find(pt, child, 0, 0x8800) != NULL);
+	/* the pid is reused by a new fork of the parent: old maps are gone */
+	CHECK_INT(proctab_fork(pt, parent, child), 0);
+	CHECK(proctab_find(pt, child, 0, 0x8800) == NULL);
+	CHECK(proctab_find(pt, child, 0, 0x1800) != NULL);
+	proctab_free(pt);
+}
+
+TEST(proctab_reads_proc_of_live_process)
+{
+	struct proctab *pt = proctab_new();
+	const struct mapping *m;
+
+	/* our own code is mapped from our own executable */
+	m = proctab_find(pt, getpid(), 0, (uint64_t)(uintptr_t)&proctab_find);
+	CHECK(m != NULL);
+	if (m) {
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		CHECK(n > 0);
+		exe[n > 0 ? n : 0] = 0;
+		CHECK_STR(m->path, exe);
+		CHECK(m->id.ino != 0);
+	}
+	CHECK_INT(proctab_load_proc(pt, 0x7ffffff9), -ESRCH);
+	proctab_free(pt);
+}
+
+TEST(output_replaces_symlink_instead_of_following)
+{
+	char dir[] = "/tmp/stackscope-unit.XXXXXX", target[128], link[128];
+	struct output o;
+	struct stat st;
+	char buf[32] = "";
+	int fd;
+
+	CHECK(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/target", dir);
+	snprintf(link, sizeof(link), "%s/out", dir);
+	fd = open(target, O_CREAT | O_WRONLY, 0600);
+	CHECK(fd >= 0 && write(fd, "precious", 8) == 8);
+	close(fd);
+	CHECK(symlink(target, link) == 0);
+
+	CHECK_INT(output_open(&o, link), 0);
+	fputs("new data", o.f);
+	CHECK_INT(output_close(&o, true), 0);
+
+	fd = open(target, O_RDONLY);
+	CHECK(fd >= 0 && read(fd, buf, sizeof(buf) - 1) == 8);
+	close(fd);
+	CHECK_STR(buf, "precious");
+	CHECK(lstat(link, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK_INT(st.st_mode & 0777, 0644);
+
+	/* an aborted output leaves the destination as it was */
+	CHECK_INT(output_open(&o, target), 0);
+	fputs("partial", o.f);
+	CHECK_INT(output_close(&o, false), 0);
+	fd = open(target, O_RDONLY);
+	memset(buf, 0, sizeof(buf));
+	CHECK(fd >= 0 && read(fd, buf, sizeof(buf) - 1) == 8);
+	close(fd);
+	CHECK_STR(buf, "precious");
+
+	unlink(link);
+	unlink(target);
+	CHECK(rmdir(dir) == 0);	/* no temporary left behind */
+}
+
+TEST(output_into_missing_directory_fails_cleanly)
+{
+	struct output o;
+
+	CHECK_INT(output_open(&o, "/nonexistent-dir/x.svg"), -ENOENT);
+}
+
+TEST(demangle_cxx_names)
+{
+	char *d = demangle("_ZN9pkgPolicyD1Ev");
+
+	if (!d) {
+		/* no C++ runtime on this machine: names stay mangled */
+		CHECK(access("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", F_OK) != 0);
+		return;
+	}
+	CHECK_STR(d, "pkgPolicy::~pkgPolicy()");
+	free(d);
+	d = demangle("_Z3mulii");
+	CHECK_STR(d, "mul(int, int)");
+	free(d);
+	CHECK(demangle("main") == NULL);
+	CHECK(demangle("_Zgarbage!") == NULL);
+}
+
+TEST(parse_numbers_and_pids)
+{
+	long v;
+	double d;
+	pid_t *pids;
+	char arg[64];
+
+	CHECK_INT(parse_long("999", 1, 100000, &v), 0);
+	CHECK_INT(v, 999);
+	CHECK_INT(parse_long("0", 1, 10, &v), -EINVAL);
+	CHECK_INT(parse_long("12x", 1, 100, &v), -EINVAL);
+	CHECK_INT(parse_long("", 1, 100, &v), -EINVAL);
+	CHECK_INT(parse_seconds("1.5", &d), 0);
+	CHECK(d == 1.5);
+	CHECK_INT(parse_seconds("-1", &d), -EINVAL);
+	CHECK_INT(parse_seconds("abc", &d), -EINVAL);
+
+	snprintf(arg, sizeof(arg), "%d,%d", getpid(), getppid());
+	CHECK_INT(parse_pid_list(arg, &pids), 2);
+	CHECK_INT(pids[0], getpid());
+	free(pids);
+	CHECK_INT(parse_pid_list("1,x", &pids), -EINVAL);
+	CHECK_INT(parse_pid_list("999999999", &pids), -ESRCH);
+}

@@ -199,19 +199,19 @@ static long label_room(double w)
 	return (long)((w - 6) / FONT_W);
 }
 
-/* Writes the sanitised name in b cut to fit w pixels: whole, or at least
- * two characters and "..", or nothing.  Mirrors fit() in FG_SCRIPT, which
- * redoes it with the font's real widths. */
-static void put_label(FILE *f, const struct strbuf *b, long ncp, double w)
+/* How much of the sanitised name in b (ncp code points) to show in room
+ * characters: all of it, or a prefix of at least two characters to be
+ * followed by ".." (*cut set), or nothing (returns 0).  Mirrors fit() in
+ * FG_SCRIPT, which redoes it with the font's real widths.  Returns bytes. */
+static size_t label_len(const struct strbuf *b, long ncp, long room, int *cut)
 {
-	long avail = label_room(w);
-
-	if (ncp <= avail) {
-		put_esc(f, b->p, b->len);
-	} else if (avail >= 4) {
-		put_esc(f, b->p, utf8_prefix(b->p, avail - 2));
-		fputs("..", f);
-	}
+	*cut = 0;
+	if (ncp <= room)
+		return b->len;
+	if (room < 4)
+		return 0;
+	*cut = 1;
+	return utf8_prefix(b->p, room - 2);
 }
 
 /* ---- numbers, locale independent ------------------------------------------- */
@@ -716,7 +716,10 @@ static const char FG_SCRIPT[] =
 /* FG_SCRIPT END */
 	;
 
-static void write_legend(FILE *f, const struct flame_opts *o, int width, int has_marks)
+/* Centred in the totals row, or right of the total (left_end px) when
+ * the graph is too narrow for that. */
+static void write_legend(FILE *f, const struct flame_opts *o, int width, double left_end,
+			 int has_marks)
 {
 	static const struct { const char *label; enum frame_kind kind; } items[] = {
 		{ "user", FRAME_USER }, { "kernel", FRAME_KERNEL },
@@ -729,6 +732,8 @@ static void write_legend(FILE *f, const struct flame_opts *o, int width, int has
 	for (int i = 0; i < n; i++)
 		w += (i ? 16 : 0) + 12 + 5 + FONT_W * (double)strlen(items[i].label);
 	x = (width - w) / 2;
+	if (x < left_end + 20)
+		x = left_end + 20;
 	fputs("<g id=\"legend\">", f);
 	for (int i = 0; i < n; i++) {
 		frame_color(color, o->palette, items[i].kind, NULL, 0);
@@ -756,9 +761,13 @@ static int min_value(const struct fg_tree *t, double scale, uint64_t *minv)
 	uint64_t *vals;
 	size_t n = 0;
 
-	*minv = 1;
-	while (*minv < UINT64_MAX && (double)*minv * scale < MIN_PX)
-		*minv = scale > 0 ? (uint64_t)(MIN_PX / scale) + 1 : UINT64_MAX;
+	if (scale <= 0) {
+		*minv = UINT64_MAX;
+		return 0;
+	}
+	*minv = (uint64_t)(MIN_PX / scale);
+	if ((double)*minv * scale < MIN_PX)
+		(*minv)++;
 	for (size_t i = 0; i < t->n; i++)
 		n += t->nodes[i].value >= *minv;
 	if (n <= MAX_FRAMES)
@@ -786,7 +795,7 @@ static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *
 	double plotw = width - 2 * PAD;
 	double scale = total ? plotw / (double)total : 0;
 	unsigned int maxd = 0;
-	int has_marks = 0, height, err;
+	int has_marks = 0, height, cut, err;
 	char a[64], b[64], c[64], color[8];
 	uint64_t minv;
 
@@ -827,9 +836,11 @@ static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *
 	long ncp = sanitize(&sb, o->title);
 	if (ncp < 0)
 		goto free_sb;
+	/* 17 px bold is about 10 px a character. */
+	size_t len = label_len(&sb, ncp, (width - 2 * (PAD + 110)) / 10, &cut);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"27\">", width / 2);
-	put_label(f, &sb, ncp, (width - 2 * (PAD + 110)) * FONT_W / 10.0);
-	fputs("</text>\n", f);
+	put_esc(f, sb.p, len);
+	fprintf(f, "%s</text>\n", cut ? ".." : "");
 	if (o->subtitle && *o->subtitle) {
 		fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"47\">", width / 2);
 		if (put_text(f, &sb, o->subtitle))
@@ -842,10 +853,12 @@ static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *
 		"height=\"22\"/><text x=\"%d\" y=\"26\">Search</text></g>\n",
 		width - PAD - 100, width - PAD - 50);
 	fprintf(f, "<text class=\"hdr\" x=\"%d\" y=\"69\">Total: ", PAD);
-	if (put_text(f, &sb, fmt_value(a, sizeof(a), total, o->unit)))
+	ncp = sanitize(&sb, fmt_value(a, sizeof(a), total, o->unit));
+	if (ncp < 0)
 		goto free_sb;
+	put_esc(f, sb.p, sb.len);
 	fputs("</text>\n", f);
-	write_legend(f, o, width, has_marks);
+	write_legend(f, o, width, PAD + FONT_W * (double)(ncp + 7), has_marks);
 	fprintf(f, "<text id=\"matched\" class=\"hide\" x=\"%d\" y=\"69\" text-anchor=\"end\">"
 		"</text>\n", width - PAD);
 
@@ -874,11 +887,12 @@ static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *
 		fprintf(f, "<rect x=\"%s\" y=\"%d\" width=\"%s\" height=\"%d\" fill=\"%s\"/>",
 			fmt_fixed(b, sizeof(b), x, 1), y, fmt_fixed(c, sizeof(c), w, 1),
 			FRAME_H - 1, color);
-		if (ncp <= label_room(w) || label_room(w) >= 4) {
+		len = label_len(&sb, ncp, label_room(w), &cut);
+		if (len) {
 			fprintf(f, "<text x=\"%s\" y=\"%d.5\">", fmt_fixed(b, sizeof(b), x + 3, 1),
 				y + 11);
-			put_label(f, &sb, ncp, w);
-			fputs("</text>", f);
+			put_esc(f, sb.p, len);
+			fprintf(f, "%s</text>", cut ? ".." : "");
 		}
 		fputs("</g>\n", f);
 	}

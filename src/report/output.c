@@ -6,14 +6,65 @@
 #include <sys/stat.h>
 #include "report/output.h"
 
+/* Names of our own descriptors, the only symlinks ever followed. */
+static bool own_fd_path(const char *path)
+{
+	return !strcmp(path, "/dev/stderr") || !strncmp(path, "/dev/fd/", 8) ||
+	       !strncmp(path, "/proc/self/fd/", 14);
+}
+
+/* A destination that is a character device, FIFO or socket (/dev/null, a
+ * named pipe) is written in place: renaming over it would replace the
+ * node itself.  A symlink is never followed (it is replaced), except to
+ * our own descriptors (/dev/stderr).  Block devices are refused.
+ * Returns the open fd, 0 when the path is to be created or replaced by
+ * rename, or -errno. */
+static int open_special(const char *path)
+{
+	bool follow = own_fd_path(path);
+	struct stat st;
+	int fd;
+
+	if ((follow ? stat(path, &st) : lstat(path, &st)))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (S_ISBLK(st.st_mode))
+		return -ENOTSUP;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return -errno;
+	/* it may have been swapped since the stat */
+	if (fstat(fd, &st) || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
+		close(fd);
+		return -EAGAIN;
+	}
+	return fd;
+}
+
 int output_open(struct output *o, const char *path)
 {
 	const char *slash;
 	int fd, err;
 
 	memset(o, 0, sizeof(*o));
-	if (!path || !strcmp(path, "-")) {
+	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
 		o->f = stdout;
+		return 0;
+	}
+	fd = open_special(path);
+	if (fd < 0)
+		return fd;
+	if (fd > 0) {
+		o->f = fdopen(fd, "w");
+		if (!o->f) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		o->special = true;
 		return 0;
 	}
 	o->path = strdup(path);
@@ -53,6 +104,12 @@ int output_close(struct output *o, bool commit)
 		return 0;
 	if (fflush(o->f) || ferror(o->f))
 		err = -(errno ? errno : EIO);
+	if (o->special) {
+		if (fclose(o->f) && !err)
+			err = -errno;
+		o->f = NULL;
+		return err;
+	}
 	if (!o->path) {
 		o->f = NULL;
 		return err;

@@ -2,7 +2,10 @@
  * written to a new temporary file (O_EXCL, same directory) and renamed
  * over the destination at the end, so an existing symlink or hard link at
  * the destination is replaced, never written through, and a failed run
- * leaves the old file untouched. */
+ * leaves the old file untouched.  A destination that is a character
+ * device or FIFO (/dev/null, a named pipe) is written in place; symlinks
+ * are followed only to our own descriptors (/dev/stderr, /dev/fd/N);
+ * block devices are refused. */
 #ifndef STACKSCOPE_REPORT_OUTPUT_H
 #define STACKSCOPE_REPORT_OUTPUT_H
 #include <stdbool.h>
@@ -12,6 +15,7 @@ struct output {
 	FILE *f;
 	char *path;	/* destination; NULL for stdout */
 	char *tmp;	/* the temporary being written */
+	bool special;	/* a device or FIFO written in place */
 };
 
 /* path NULL or "-" = stdout.  Returns 0 or -errno. */

@@ -175,6 +175,49 @@ TEST(output_replaces_symlink_instead_of_following)
 	CHECK(rmdir(dir) == 0);	/* no temporary left behind */
 }
 
+TEST(output_to_device_or_fifo_is_written_in_place)
+{
+	char dir[] = "/tmp/stackscope-unit.XXXXXX", fifo[128], link[128], buf[16] = "";
+	struct output o;
+	struct stat st;
+	int rfd;
+
+	/* /dev/null stays the device (renaming over it would replace it) */
+	CHECK_INT(output_open(&o, "/dev/null"), 0);
+	fputs("x", o.f);
+	CHECK_INT(output_close(&o, true), 0);
+	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+
+	CHECK(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(symlink(fifo, link) == 0);
+	rfd = open(fifo, O_RDONLY | O_NONBLOCK);
+	CHECK(rfd >= 0);
+	CHECK_INT(output_open(&o, fifo), 0);
+	fputs("in place", o.f);
+	CHECK_INT(output_close(&o, true), 0);
+	CHECK(read(rfd, buf, sizeof(buf) - 1) == 8);
+	CHECK_STR(buf, "in place");
+	/* a symlink to a device is not followed (think /tmp/x -> /dev/sda):
+	 * it is replaced by a regular file */
+	CHECK_INT(output_open(&o, link), 0);
+	fputs("replaced", o.f);
+	CHECK_INT(output_close(&o, true), 0);
+	CHECK(read(rfd, buf, sizeof(buf) - 1) <= 0);
+	close(rfd);
+	CHECK(lstat(link, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+	/* our own descriptors are the exception */
+	CHECK_INT(output_open(&o, "/dev/stderr"), 0);
+	CHECK(o.special);
+	CHECK_INT(output_close(&o, true), 0);
+	unlink(link);
+	unlink(fifo);
+	CHECK(rmdir(dir) == 0);
+}
+
 TEST(output_into_missing_directory_fails_cleanly)
 {
 	struct output o;

@@ -5,11 +5,12 @@
 #   scripts/deps.sh build   compiler, BPF toolchain, libraries
 #   scripts/deps.sh test    build + what the tests use
 #   scripts/deps.sh bench   build + the tools stackscope is compared against
+#                           (and GNU time for /usr/bin/time)
 set -eu
 
 build="make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev pkg-config"
 test="$build gcc binutils libxml2-utils"
-bench="$build gcc linux-perf bpftrace hyperfine"
+bench="$build gcc linux-perf bpftrace hyperfine time"
 
 case "${1:-build}" in
 build) want=$build ;;

@@ -1,0 +1,324 @@
+#!/usr/bin/env bash
+# bench/profile.sh BUILD_DIR — stackscope profile next to perf record -g and
+# bpftrace, on the same CPU-bound workload, in one run.
+#
+#   REPS=5 bench/profile.sh build
+#
+# Measures, with REPS repetitions (default 5) interleaved tool by tool inside
+# each repetition (the order rotates from one repetition to the next) so that
+# the machine's noise is spread over all of them:
+#   1. wall time of the whole run on `demo 4` (a CPU-bound loop that stops
+#      itself after 4 s) at 999 Hz, as a ratio to the untraced workload.
+#      As demo runs for a fixed time, not a fixed amount of work, this is the
+#      tool's start-up and wind-down around the run; the slowdown of the
+#      workload while it is sampled shows as less work done, not here;
+#   2. the CPU time the profiler itself uses: user+sys of the whole tool run
+#      minus user+sys of the untraced workload (same repetition);
+#   3. the time from the end of sampling to a written SVG flame graph;
+#   4. the time from launch until sampling is live, as a proxy: wall time of
+#      `/bin/true` under each tool minus the untraced `/bin/true`.
+# and prints medians and ratios.  The machine is noisy: read the ratios, not
+# the absolute times, and do not treat this as a pass/fail test (it exits 0
+# whatever it measures; non-zero only when it cannot run at all).
+#
+# Needs root (BPF, perf events), /usr/bin/time, and the build: `make` and
+# `make workloads` (or `make bench`, which also installs perf, bpftrace and
+# hyperfine).  A missing perf, bpftrace or hyperfine is skipped, not fatal.
+set -uo pipefail
+
+usage() { echo "usage: [REPS=N] $0 BUILD_DIR" >&2; exit 2; }
+[ $# -le 1 ] || usage
+case "${1:-}" in -h|--help) usage ;; esac
+BUILD=${1:-build}
+REPS=${REPS:-5}
+HZ=999
+SECS=4			# the workload's length: `demo 4`
+case "$REPS" in '' | *[!0-9]* | 0) echo "REPS must be a positive integer" >&2; exit 2 ;; esac
+
+here=$(cd "$(dirname "$0")" && pwd)
+BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "no build directory ${1:-build}" >&2; exit 1; }
+SS=$BUILD/stackscope
+DEMO=$BUILD/tests/workloads/demo
+FOLD=$here/stackcollapse-perf.awk
+TRUE=/bin/true
+TIME=/usr/bin/time
+BT_PROG='profile:hz:999 /pid == cpid/ { @[kstack, ustack] = count(); }'
+
+for f in "$SS" "$DEMO"; do
+	[ -x "$f" ] || { echo "missing $f: run make && make workloads (or make bench)" >&2; exit 1; }
+done
+[ -x "$TIME" ] || { echo "missing $TIME (Debian package time): scripts/deps.sh bench" >&2; exit 1; }
+[ -r "$FOLD" ] || { echo "missing $FOLD" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "needs root (BPF programs, perf events)" >&2; exit 1; }
+
+# ---- processes and temporary files -----------------------------------------
+# Every measured command runs as a background job in a process group of its
+# own (job control on), and the script waits for it: a signal to the script
+# is then handled at once, and the trap ends the whole group (the timer, the
+# profiler and the workload it launched).  Temporary files go to one mktemp
+# directory removed at exit.
+set -m
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/stackscope-bench.XXXXXX") || exit 1
+job=""
+# shellcheck disable=SC2317  # (called by the trap)
+cleanup() {
+	if [ -n "$job" ] && kill -TERM -- "-$job" 2>/dev/null; then
+		for _ in 1 2 3 4 5 6 7 8 9 10; do	# up to 1 s to exit cleanly
+			kill -0 -- "-$job" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL -- "-$job" 2>/dev/null
+		wait "$job" 2>/dev/null
+	fi
+	job=""
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+# run CMD... as its own process group and wait for it; returns its status
+run_job() {
+	"$@" &
+	job=$!
+	wait "$job"
+	local rc=$?
+	job=""
+	return $rc
+}
+
+# ---- small helpers ----------------------------------------------------------
+median() {	# median of the numbers on stdin, or "nan" when there are none
+	sort -g | awk '{ v[NR] = $1 }
+		END {
+			if (NR == 0) { print "nan"; exit }
+			if (NR % 2) printf "%.6f\n", v[(NR + 1) / 2]
+			else printf "%.6f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
+		}'
+}
+calc() { awk "BEGIN { x = $1; printf \"%.6f\n\", x }" 2>/dev/null || echo nan; }
+isnum() { case "$1" in '' | nan | *[!0-9.eE+-]*) return 1 ;; esac; }
+fmt_x() { isnum "$1" && awk -v v="$1" 'BEGIN { printf "%.2fx", v }' || echo n/a; }
+fmt_r() { isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a >= 0) printf "%.2f", a / b; else print "n/a" }' || echo n/a; }
+fmt_ms() {	# seconds -> "4.6 ms" under 10 ms, else "123 ms"
+	isnum "$1" || { echo n/a; return; }
+	awk -v v="$1" 'BEGIN { ms = v * 1000; printf((ms < 10 && ms > -10) ? "%.1f ms" : "%.0f ms", ms) }'
+}
+fmt_n() { isnum "$1" && awk -v v="$1" 'BEGIN { printf "%.0f", v }' || echo n/a; }
+col() { awk '{ print $'"$1"' }' "$2" 2>/dev/null; }	# column N of a results file
+# hyperfine medians, in command order, from its --export-json file
+hf_medians() { awk -F: '/"median"/ { gsub(/[ ,]/, "", $2); print $2 }' "$1"; }
+q() { printf '%q' "$1"; }
+
+# ---- which tools are there --------------------------------------------------
+PERF=$(command -v perf || true)
+BPFTRACE=$(command -v bpftrace || true)
+HYPERFINE=$(command -v hyperfine || true)
+[ -n "$PERF" ] || echo "skipped: perf missing (Debian package linux-perf)"
+[ -n "$BPFTRACE" ] || echo "skipped: bpftrace missing (Debian package bpftrace)"
+[ -n "$HYPERFINE" ] || echo "hyperfine missing (Debian package hyperfine): timing with $TIME loops instead (10 ms resolution)"
+
+# perf keeps a build-id cache in $HOME/.debug and reads $HOME/.perfconfig: a
+# private HOME gives it the default configuration, keeps this run's cache
+# from racing with other perf users of a shared machine (perf 6.1 was seen to
+# abort in util/build-id.c here), and leaves root's cache alone.
+export HOME=$tmp/home
+mkdir -p "$HOME"
+
+# Warm-up and check: each tool profiles a short demo run once (this also fills
+# perf's build-id cache, as a user's ~/.debug would be).  A tool that fails
+# here is skipped, with its message.
+preflight() {	# NAME CMD...
+	local name=$1; shift
+	if ! run_job "$@" </dev/null >/dev/null 2>"$tmp/preflight.$name.err"; then
+		echo "skipped: $name fails here:"
+		grep -v RLIMIT_MEMLOCK "$tmp/preflight.$name.err" | tail -n 3 | sed 's/^/    /'
+		return 1
+	fi
+}
+preflight stackscope "$SS" profile -F "$HZ" -o "$tmp/pre.svg" -- "$DEMO" 0.2 ||
+	{ echo "stackscope itself fails: nothing to compare" >&2; exit 1; }
+[ -z "$PERF" ] || preflight perf "$PERF" record -q -F "$HZ" -g -o "$tmp/pre.data" -- "$DEMO" 0.2 || PERF=""
+[ -z "$BPFTRACE" ] || preflight bpftrace "$BPFTRACE" -e "$BT_PROG" -c "$DEMO 0.2" || BPFTRACE=""
+rm -f "$tmp"/pre.*
+
+tools="base ss"
+[ -n "$PERF" ] && tools="$tools perf"
+[ -n "$BPFTRACE" ] && tools="$tools bt"
+read -r -a tool_list <<<"$tools"
+
+# ---- metrics 1-3: the 4 s workload, REPS interleaved repetitions -----------
+# Each run goes through `/usr/bin/time -f '%e %U %S'`: wall time (10 ms
+# resolution, 0.25% of the run), and user+sys of the tool and every child it
+# waited for, the workload included.  results.NAME gets "rep wall cpu" lines.
+#
+# About the CPU metric (2): a BPF program, like perf's own sampling, runs in
+# the timer interrupt of the CPU it samples, i.e. in the workload's context
+# when the workload is on that CPU, and that time is accounted to the
+# workload's (sys, or user with tick-based accounting) time, not to the
+# profiler's process.  And `demo` runs for a fixed wall time, so its user+sys
+# stays ~4 s whatever the sampling steals from it.  The difference measured
+# here is therefore the profiler's own process (reading buffers, symbolizing,
+# writing the report, starting up) plus whatever kernel time it causes in its
+# own context; the in-interrupt sampling cost is not in it, nor in metric 1.
+time_run() {	# NAME REP CMD...: one timed run; stderr kept in NAME.REP.err
+	local name=$1 rep=$2; shift 2
+	local tf=$tmp/$name.$rep.time
+	if ! run_job "$TIME" -f '%e %U %S' -o "$tf" "$@" </dev/null >/dev/null 2>"$tmp/$name.$rep.err"; then
+		echo "    $name, repetition $rep: failed (exit $?):"
+		grep -v RLIMIT_MEMLOCK "$tmp/$name.$rep.err" | tail -n 3 | sed 's/^/      /'
+		return 1
+	fi
+	tail -n 1 "$tf" | awk -v r="$rep" '{ printf "%s %s %.3f\n", r, $1, $2 + $3 }' >>"$tmp/results.$name"
+}
+
+# Metric 3 for perf: perf script | fold | stackscope flamegraph, together.
+pp=$tmp/perf-to-svg.sh
+cat >"$pp" <<EOF
+#!/bin/bash
+# \$1 = perf.data, \$2 = SVG to write
+set -o pipefail
+$(q "${PERF:-perf}") script -i "\$1" 2>>$(q "$tmp/perf-script.err") | awk -f $(q "$FOLD") >"\$2.folded" &&
+	$(q "$SS") flamegraph -o "\$2" "\$2.folded"
+EOF
+perf_to_svg() {	# REP: time the conversion of that repetition's perf.data
+	local rep=$1 t=""
+	local data=$tmp/perf.$rep.data svg=$tmp/perf.$rep.svg
+	if [ -n "$HYPERFINE" ]; then
+		run_job "$HYPERFINE" -N --runs 1 --style none --export-json "$tmp/pp.$rep.json" \
+			-- "bash $(q "$pp") $(q "$data") $(q "$svg")" </dev/null >/dev/null 2>"$tmp/pp.$rep.err" &&
+			t=$(hf_medians "$tmp/pp.$rep.json")
+	else
+		run_job "$TIME" -f '%e' -o "$tmp/pp.$rep.time" bash "$pp" "$data" "$svg" \
+			</dev/null >/dev/null 2>"$tmp/pp.$rep.err" && t=$(tail -n 1 "$tmp/pp.$rep.time")
+	fi
+	if [ -n "$t" ] && [ -s "$svg" ]; then
+		echo "$rep $t" >>"$tmp/results.perf2svg"
+	else
+		echo "    perf script + fold + render, repetition $rep: failed"
+		tail -n 3 "$tmp/pp.$rep.err" "$tmp/perf-script.err" 2>/dev/null | sed 's/^/      /'
+	fi
+	rm -f "$data" "$svg" "$svg.folded"
+}
+
+one() {	# TOOL REP
+	local t=$1 rep=$2 err
+	case $t in
+	base) time_run base "$rep" "$DEMO" "$SECS" ;;
+	ss)
+		# -v only adds a few lines on stderr, among them the report timing
+		time_run ss "$rep" "$SS" profile -F "$HZ" -v -o "$tmp/ss.$rep.svg" -- "$DEMO" "$SECS" || return
+		err=$tmp/ss.$rep.err
+		sed -n 's/.*report written \([0-9.]*\) s after the end of capture.*/'"$rep"' \1/p' "$err" >>"$tmp/results.ss2svg"
+		sed -n 's/^stackscope profile: \([0-9]*\) samples.*/'"$rep"' \1/p' "$err" >>"$tmp/results.ss.samples"
+		rm -f "$tmp/ss.$rep.svg"
+		;;
+	perf)
+		time_run perf "$rep" "$PERF" record -F "$HZ" -g -o "$tmp/perf.$rep.data" -- "$DEMO" "$SECS" || return
+		sed -n 's/.*(\([0-9]*\) samples).*/'"$rep"' \1/p' "$tmp/perf.$rep.err" >>"$tmp/results.perf.samples"
+		;;
+	bt)	# bpftrace splits -c on spaces; its map printout goes to /dev/null
+		time_run bt "$rep" "$BPFTRACE" -e "$BT_PROG" -c "$DEMO $SECS" ;;
+	esac
+}
+
+echo "stackscope bench: $(basename "$DEMO") $SECS (CPU-bound, ends by itself) at $HZ Hz, $REPS repetitions, tools interleaved: $tools"
+n=${#tool_list[@]}
+for ((rep = 1; rep <= REPS; rep++)); do
+	order=""
+	for ((k = 0; k < n; k++)); do
+		order="$order ${tool_list[$(((k + rep - 1) % n))]}"
+	done
+	echo "  repetition $rep/$REPS:$order"
+	for t in $order; do
+		one "$t" "$rep"
+	done
+	# after the rep's timed runs, so it disturbs none of them
+	[ -n "$PERF" ] && [ -s "$tmp/perf.$rep.data" ] && perf_to_svg "$rep"
+done
+
+# per-repetition pairing with the untraced run of the same repetition
+paired() {	# NAME COLUMN EXPR(a=tool, b=base) -> one value per paired rep
+	[ -s "$tmp/results.$1" ] && [ -s "$tmp/results.base" ] || return 0
+	awk -v c="$2" 'NR == FNR { b[$1] = $c; next } ($1 in b) { a = $c; bb = b[$1]; print '"$3"' }' \
+		"$tmp/results.base" "$tmp/results.$1"
+}
+declare -A wall cpu tosvg samples launch
+for t in ss perf bt; do
+	wall[$t]=$(paired "$t" 2 'a / bb' | median)
+	cpu[$t]=$(paired "$t" 3 'a - bb' | median)
+done
+base_wall=$(col 2 "$tmp/results.base" | median)
+base_cpu=$(col 3 "$tmp/results.base" | median)
+tosvg[ss]=$(col 2 "$tmp/results.ss2svg" | median)
+tosvg[perf]=$(col 2 "$tmp/results.perf2svg" | median)
+samples[ss]=$(col 2 "$tmp/results.ss.samples" | median)
+samples[perf]=$(col 2 "$tmp/results.perf.samples" | median)
+
+# ---- metric 4: launch until sampling is live, with /bin/true ----------------
+# Wall time of `/bin/true` under each tool minus untraced /bin/true.  This is
+# an upper bound of the start-up latency: it also holds the tool's shutdown,
+# which on a command this short can dominate (stackscope waits there for its
+# /proc/kallsyms reader, which otherwise overlaps the run; perf 6.1 record
+# waits for its BPF side-band thread, ~1 s unless --no-bpf-event).
+echo "  launch overhead: /bin/true under each tool"
+lcmds=("$TRUE" "$SS profile -F $HZ -o /dev/null -- $TRUE")
+lnames=(true ss)
+[ -n "$PERF" ] && { lcmds+=("$PERF record -q -F $HZ -g -o $(q "$tmp/true.data") -- $TRUE"); lnames+=(perf); }
+[ -n "$BPFTRACE" ] && { lcmds+=("$BPFTRACE -e '$BT_PROG' -c $TRUE"); lnames+=(bt); }
+declare -A lmed
+if [ -n "$HYPERFINE" ]; then
+	if run_job "$HYPERFINE" -N --warmup 2 --runs 10 --style none --export-json "$tmp/launch.json" \
+		-- "${lcmds[@]}" </dev/null >/dev/null 2>"$tmp/launch.err"; then
+		i=0
+		while read -r m; do lmed[${lnames[$i]}]=$m; i=$((i + 1)); done < <(hf_medians "$tmp/launch.json")
+	else
+		echo "    hyperfine failed:"; tail -n 3 "$tmp/launch.err" | sed 's/^/      /'
+	fi
+else
+	for i in "${!lcmds[@]}"; do
+		: >"$tmp/launch.${lnames[$i]}"
+		for ((r = 1; r <= 12; r++)); do	# 2 warm-up runs, 10 measured
+			run_job "$TIME" -f '%e' -o "$tmp/l.time" bash -c "${lcmds[$i]}" </dev/null >/dev/null 2>&1 || continue
+			[ "$r" -gt 2 ] && tail -n 1 "$tmp/l.time" >>"$tmp/launch.${lnames[$i]}"
+		done
+		lmed[${lnames[$i]}]=$(median <"$tmp/launch.${lnames[$i]}")
+	done
+fi
+rm -f "$tmp/true.data"
+for t in ss perf bt; do
+	if isnum "${lmed[$t]:-}" && isnum "${lmed[true]:-}"; then
+		launch[$t]=$(calc "${lmed[$t]} - ${lmed[true]}")
+	else
+		launch[$t]=nan
+	fi
+done
+
+# ---- the table ---------------------------------------------------------------
+row() { printf '%-34s %-12s %-12s %-12s %s\n' "$@"; }
+echo
+row metric stackscope perf bpftrace "ratio (ss/perf)"
+row "wall, $SECS s workload @$HZ Hz" "$(fmt_x "${wall[ss]}")" "$(fmt_x "${wall[perf]}")" "$(fmt_x "${wall[bt]}")" \
+	"$(fmt_r "${wall[ss]}" "${wall[perf]}")"
+row "profiler CPU (user+sys - untraced)" "$(fmt_ms "${cpu[ss]}")" "$(fmt_ms "${cpu[perf]}")" "$(fmt_ms "${cpu[bt]}")" \
+	"$(fmt_r "${cpu[ss]}" "${cpu[perf]}")"
+row "end of sampling -> SVG written" "$(fmt_ms "${tosvg[ss]}")" "$(fmt_ms "${tosvg[perf]}")" "n/a" \
+	"$(fmt_r "${tosvg[ss]}" "${tosvg[perf]}")"
+row "launch overhead (/bin/true)" "$(fmt_ms "${launch[ss]}")" "$(fmt_ms "${launch[perf]}")" "$(fmt_ms "${launch[bt]}")" \
+	"$(fmt_r "${launch[ss]}" "${launch[perf]}")"
+row "samples captured" "$(fmt_n "${samples[ss]}")" "$(fmt_n "${samples[perf]}")" "n/a" \
+	"$(fmt_r "${samples[ss]}" "${samples[perf]}")"
+echo
+runs() { [ -s "$tmp/results.$1" ] && wc -l <"$tmp/results.$1" || echo 0; }
+echo "Medians of $REPS repetitions; runs completed: untraced $(runs base), stackscope $(runs ss), perf $(runs perf),"
+echo "bpftrace $(runs bt).  Wall ratios and CPU differences are per repetition, against its untraced run"
+echo "(untraced demo $SECS: median $(fmt_ms "$base_wall") wall, $(fmt_ms "$base_cpu") user+sys; /usr/bin/time, 10 ms steps)."
+echo "Profiler CPU leaves out the in-interrupt sampling cost, charged to the workload (see the script)."
+echo "End of sampling -> SVG: stackscope's own -v timing; perf: perf script | fold | stackscope flamegraph,"
+echo "without perf record's own end-of-run work (so a lower bound for perf)."
+echo "Launch overhead: $([ -n "$HYPERFINE" ] && echo hyperfine || echo "$TIME") medians of 10 runs of /bin/true under the tool minus"
+echo "untraced /bin/true; it holds the tool's shutdown as well as its start-up."
+if isnum "${wall[ss]}"; then
+	awk -v v="${wall[ss]}" 'BEGIN { printf "stackscope wall overhead %.3fx: %s the 1.03x target\n", v, v <= 1.03 ? "within" : "ABOVE" }'
+fi
+exit 0

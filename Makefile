@@ -61,6 +61,7 @@ $(BUILD)/tests/unit-tests: $(UNITOBJS) $(LIBOBJS)
 
 include tests/workloads/build.mk
 -include tests/fixtures.mk
+-include tests/unwind-fixtures.mk
 
 check-tests: $(BUILD)/stackscope $(BUILD)/tests/unit-tests workloads fixtures
 

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "strpool.h"
@@ -34,6 +35,35 @@ unsigned long long hash_bytes(const void *p, size_t len, unsigned long long seed
 		h *= 0x100000001b3ULL;
 	}
 	return h ^ (h >> 32);
+}
+
+static inline uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+unsigned long long hash_block(const void *p, size_t len, unsigned long long seed)
+{
+	const unsigned char *b = p;
+	uint64_t l[4] = { seed ^ 0x9e3779b97f4a7c15ULL, seed + len, ~seed, seed * 3 + 1 }, w;
+	size_t i = 0;
+
+	for (; i + 32 <= len; i += 32)
+		for (int k = 0; k < 4; k++) {
+			memcpy(&w, b + i + 8 * k, 8);
+			l[k] = (l[k] ^ w) * 0x100000001b3ULL + (l[k] >> 29);
+		}
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, b + i, 8);
+		l[0] = (l[0] ^ w) * 0x100000001b3ULL + (l[0] >> 29);
+	}
+	for (; i < len; i++)
+		l[1] = (l[1] ^ b[i]) * 0x100000001b3ULL;
+	return mix(mix(l[0]) ^ l[1]) ^ mix(mix(l[2]) ^ l[3]);
 }
 
 struct strpool *strpool_new(void)

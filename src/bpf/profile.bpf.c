@@ -18,6 +18,8 @@ const volatile bool filter_pids = false;	/* only tgids in `targets` */
 const volatile bool follow_forks = false;	/* add children of targets */
 const volatile bool want_kernel = true;
 const volatile bool want_user = true;
+const volatile __u32 ustack_mode = USTACK_FP;
+const volatile __u32 snapshot_bytes = 16384;	/* <= SNAPSHOT_MAX, power of 2 */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -58,6 +60,27 @@ struct {
 	__type(key, __u32);
 	__type(value, struct profile_stack);
 } scratch SEC(".maps");
+
+/* User-stack snapshots to unwind in user space (USTACK_SNAPSHOT). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 * 1024 * 1024);
+} snapshots SEC(".maps");
+
+struct snapshot_buf {
+	struct profile_snapshot hdr;
+	__u8 data[SNAPSHOT_MAX + 4096];	/* slack: the verifier sees copied + chunk */
+};
+
+/* One buffer per CPU, indexed by CPU number (a per-CPU array's values
+ * are limited to 32 KiB); max_entries is set to the CPU count at load.
+ * The perf_event program does not nest with itself on a CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct snapshot_buf);
+} snapshot_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -122,6 +145,92 @@ static __always_inline __u64 record_stack(void *ctx, __u64 flags, __u32 fail_sta
 	return h;
 }
 
+#define PAGE 4096
+
+/* Queues the user registers and a copy of the user stack from sp upwards,
+ * at most snapshot_bytes.  The copy goes page by page and stops at the
+ * first page that cannot be read: the end of the stack mapping, found
+ * without looking it up (one read across it would fail as a whole).
+ * Returns 0; 1 when there is no user stack (the sample is counted in the
+ * kernel with its kernel stack only); -1 when it is counted with its user
+ * stack lost. */
+static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
+					  struct task_struct *task,
+					  const struct profile_key *key)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 copied = 0, chunk, n;
+	struct snapshot_buf *b;
+	struct pt_regs *regs;
+	__u64 sp;
+
+	b = bpf_map_lookup_elem(&snapshot_scratch, &cpu);
+	if (!b)
+		return -1;
+	/* cs as a whole word: the context allows only 8-byte loads of the
+	 * registers, and cs shares its slot with FRED bits since 6.9 */
+	if ((*(__u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs)) & 3) == 3) {
+		/* interrupted in user mode: the perf registers are the user's */
+		b->hdr.ip = ctx->regs.ip;
+		b->hdr.sp = ctx->regs.sp;
+		b->hdr.bp = ctx->regs.bp;
+	} else {
+		/* in the kernel: the user registers saved at kernel entry */
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		if (!regs)
+			return -1;
+		b->hdr.ip = BPF_CORE_READ(regs, ip);
+		b->hdr.sp = BPF_CORE_READ(regs, sp);
+		b->hdr.bp = BPF_CORE_READ(regs, bp);
+	}
+	sp = b->hdr.sp;
+	chunk = PAGE - (sp & (PAGE - 1));
+	b->hdr.flags = 0;
+	for (int i = 0; i < SNAPSHOT_MAX / PAGE + 1; i++) {
+		if (copied >= snapshot_bytes) {
+			b->hdr.flags = SNAP_SHORT;
+			break;
+		}
+		if (chunk > snapshot_bytes - copied)
+			chunk = snapshot_bytes - copied;
+		/* bounds in a form the verifier follows */
+		n = chunk & (2 * PAGE - 1);
+		copied &= 2 * SNAPSHOT_MAX - 1;
+		if (copied >= SNAPSHOT_MAX || n == 0 || n > PAGE)
+			break;
+		if (bpf_probe_read_user(b->data + copied, n, (void *)(sp + copied)))
+			break;
+		copied += n;
+		chunk = PAGE;
+	}
+	if (copied == 0) {
+		/* exiting or in execve: the address space is being torn down,
+		 * there is no user stack to lose */
+		if ((task->flags & 0x4 /* PF_EXITING */) || BPF_CORE_READ_BITFIELD(task, in_execve))
+			return 1;
+		stat_inc(PSTAT_USTACK_FAILED);
+		return -1;
+	}
+	b->hdr.size = copied;
+	b->hdr.pid = key->pid;
+	b->hdr.gen = key->gen;
+	b->hdr.kstack = key->kstack;
+	__builtin_memcpy(b->hdr.comm, key->comm, sizeof(b->hdr.comm));
+	if (copied > SNAPSHOT_MAX)
+		return -1;
+	/* no wakeup per record: user space polls, and is woken when a
+	 * quarter of the buffer is used */
+	if (bpf_ringbuf_output(&snapshots, b, sizeof(b->hdr) + copied,
+			       bpf_ringbuf_query(&snapshots, BPF_RB_AVAIL_DATA) >
+					       2 * 1024 * 1024 ? BPF_RB_FORCE_WAKEUP
+							       : BPF_RB_NO_WAKEUP)) {
+		stat_inc(PSTAT_RING_FULL);
+		return -1;
+	}
+	stat_inc(PSTAT_SNAPSHOTS);
+	return 0;
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -145,9 +254,18 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		struct task_struct *task = bpf_get_current_task_btf();
 
 		/* kernel threads have no user stack */
-		if (!(task->flags & 0x00200000 /* PF_KTHREAD */))
+		if (task->flags & 0x00200000 /* PF_KTHREAD */) {
+			/* nothing */
+		} else if (ustack_mode == USTACK_SNAPSHOT) {
+			int q = queue_snapshot(ctx, task, &key);
+
+			if (q == 0)
+				return 0;
+			key.ustack = q > 0 ? STACK_NONE : STACK_LOST;
+		} else {
 			key.ustack = record_stack(ctx, BPF_F_USER_STACK,
 						  PSTAT_USTACK_FAILED);
+		}
 	}
 
 	cnt = bpf_map_lookup_elem(&counts, &key);

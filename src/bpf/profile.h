@@ -36,9 +36,35 @@ enum profile_stat {
 	PSTAT_SAMPLES,		/* samples taken in scope */
 	PSTAT_DROPPED,		/* samples not counted: `counts` full */
 	PSTAT_KSTACK_FAILED,	/* bpf_get_stack() error on the kernel stack */
-	PSTAT_USTACK_FAILED,	/* ... on the user stack */
+	PSTAT_USTACK_FAILED,	/* ... on the user stack / its snapshot */
 	PSTAT_STACKS_FULL,	/* a stack not stored: `stacks` full */
+	PSTAT_RING_FULL,	/* a snapshot not queued: `snapshots` full */
+	PSTAT_SNAPSHOTS,	/* snapshots queued */
 	PSTAT_NR,
 };
+
+/* How user stacks are taken. */
+enum profile_ustack_mode {
+	USTACK_FP = 0,		/* kernel frame-pointer walk, aggregated in the kernel */
+	USTACK_SNAPSHOT = 1,	/* registers + a copy of the stack top, unwound in user space */
+};
+
+#define SNAPSHOT_MAX (32 * 1024)	/* largest stack copy, bytes */
+
+/* One sample whose user stack is unwound in user space, queued through
+ * the `snapshots` ring buffer.  The kernel stack is still aggregated in
+ * `stacks`; the user stack is `size` bytes copied from `sp` upwards. */
+struct profile_snapshot {
+	__u32 pid;		/* tgid */
+	__u32 gen;
+	__u64 kstack;		/* handle into `stacks` */
+	__u64 ip, sp, bp;	/* user registers at the sample */
+	__u32 size;		/* bytes in data */
+	__u32 flags;		/* SNAP_* */
+	char comm[TASK_COMM_LEN_];
+	/* followed by the stack bytes [sp, sp + size) */
+};
+
+#define SNAP_SHORT 0x1		/* the copy stopped at SNAPSHOT size, not at the stack's end */
 
 #endif

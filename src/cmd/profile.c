@@ -19,13 +19,16 @@
 #include "trace/launch.h"
 #include "trace/loop.h"
 #include "trace/perf.h"
+#include "trace/stackagg.h"
+#include "unwind/unwind.h"
 
 #define DEFAULT_HZ 99
 #define MAX_HZ 100000
 
 static const char usage_text[] =
 "usage: stackscope profile [-F HZ] [-p PID[,PID...]] [-d SECONDS] [-U | -K]\n"
-"                          [-o FILE] [--format svg|folded] [--offsets] [-- CMD ARGS...]\n"
+"                          [-o FILE] [--format svg|folded] [--offsets]\n"
+"                          [--unwind auto|fp|tables] [--stack-size BYTES] [-- CMD ARGS...]\n"
 "\n"
 "Samples kernel + user stacks on every CPU with a cpu-clock event.\n"
 "  -F HZ            samples per second per CPU (default 99)\n"
@@ -35,12 +38,23 @@ static const char usage_text[] =
 "  -o FILE          write there: SVG flame graph if FILE ends in .svg, else folded\n"
 "  --format FMT     svg or folded, whatever the file name\n"
 "  --offsets        kernel frames as func+0xOFF\n"
+"  --unwind MODE    user stacks: auto (default: the binary's unwind tables where\n"
+"                   it has them, frame pointers elsewhere), fp (frame pointers,\n"
+"                   walked in the kernel), tables (unwind tables only)\n"
+"  --stack-size N   bytes of user stack copied per sample for unwinding\n"
+"                   (default 16384, at most 32768)\n"
 "  -v               say more (libbpf messages, timings)\n"
 "  -- CMD ARGS...   run CMD (and its children), gated until sampling is live\n";
 
 struct profile_run {
 	struct stackrun_opts o;
 	long hz;
+	enum unwind_mode unwind;
+	long stack_size;
+	struct ring_buffer *rb;		/* snapshots, unless --unwind fp */
+	struct unwinder *uw;
+	struct stackagg *agg;		/* samples unwound here */
+	int err;			/* first error while draining */
 	struct profile_bpf *skel;
 	int *cpus, ncpus;
 	int *pfds;			/* per CPU perf event fds */
@@ -52,12 +66,15 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "offsets", no_argument, NULL, 'O' },
+		{ "unwind", required_argument, NULL, 'W' },
+		{ "stack-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	int c;
 
 	r->hz = DEFAULT_HZ;
+	r->stack_size = 16384;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+F:p:d:UKo:vh", longopts, NULL)) != -1) {
 		int err = stackrun_parse_opt(&r->o, c, optarg);
@@ -70,6 +87,18 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 		case 'F':
 			if (parse_long(optarg, 1, MAX_HZ, &r->hz)) {
 				msg("-F %s: expected a rate in Hz, 1 to %d", optarg, MAX_HZ);
+				return 2;
+			}
+			break;
+		case 'W':
+			if (unwind_mode_parse(optarg, &r->unwind)) {
+				msg("--unwind %s: expected auto, fp or tables", optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			if (parse_long(optarg, 512, SNAPSHOT_MAX, &r->stack_size)) {
+				msg("--stack-size %s: expected bytes, 512 to %d", optarg, SNAPSHOT_MAX);
 				return 2;
 			}
 			break;
@@ -135,6 +164,59 @@ static void detach_sampling(struct profile_run *r)
 	}
 }
 
+/* One snapshot from the ring buffer: unwind it now, while the process's
+ * mappings are known, and count the result. */
+static int on_snapshot(void *ctx, void *data, size_t size)
+{
+	struct profile_run *r = ctx;
+	const struct profile_snapshot *h = data;
+	uint64_t ips[UNWIND_MAX_DEPTH];
+	struct unwind_regs regs;
+	char comm[17];
+	bool trunc;
+	int n, err;
+
+	if (size < sizeof(*h) || h->size > size - sizeof(*h))
+		return 0;
+	regs = (struct unwind_regs){ h->ip, h->sp, h->bp };
+	n = unwind_stack(r->uw, h->pid, h->gen, &regs, h + 1, h->size, ips, UNWIND_MAX_DEPTH,
+			 &trunc);
+	memcpy(comm, h->comm, 16);
+	comm[16] = 0;
+	err = stackagg_add(r->agg, h->pid, h->gen, comm, h->kstack, ips, n, trunc, 1);
+	if (err && !r->err)
+		r->err = err;
+	return 0;
+}
+
+static int poll_snapshots(struct stackrun *sr, void *ctx)
+{
+	struct profile_run *r = ctx;
+	int n;
+
+	if (!r->rb)
+		return 0;
+	n = ring_buffer__consume(r->rb);
+	if (n < 0 && !r->err)
+		r->err = n;
+	return 0;
+}
+
+static int setup_snapshots(struct stackrun *sr, struct profile_run *r)
+{
+	r->uw = unwinder_new(stackrun_proctab(sr), stackrun_symcache(sr), r->unwind);
+	r->agg = stackagg_new();
+	if (!r->uw || !r->agg)
+		return -ENOMEM;
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.snapshots), on_snapshot, r, NULL);
+	if (!r->rb) {
+		int err = -errno;
+		msg("snapshot ring buffer: %s", strerror(-err));
+		return err;
+	}
+	return stackrun_watch_fd(sr, ring_buffer__epoll_fd(r->rb));
+}
+
 static int setup(struct stackrun *sr, void *ctx)
 {
 	struct profile_run *r = ctx;
@@ -151,6 +233,13 @@ static int setup(struct stackrun *sr, void *ctx)
 	skel->rodata->follow_forks = stackrun_follows(sr);
 	skel->rodata->want_kernel = !r->o.user_only;
 	skel->rodata->want_user = !r->o.kernel_only;
+	skel->rodata->ustack_mode = r->unwind == UNWIND_FP ? USTACK_FP : USTACK_SNAPSHOT;
+	skel->rodata->snapshot_bytes = r->stack_size;
+	if (r->unwind == UNWIND_FP || r->o.kernel_only)
+		bpf_map__set_max_entries(skel->maps.snapshots, 4096);
+	else
+		bpf_map__set_max_entries(skel->maps.snapshot_scratch,
+					 libbpf_num_possible_cpus());
 	err = profile_bpf__load(skel);
 	if (err) {
 		msg("cannot load the profile BPF programs: %s (run as root; -v shows the verifier log)",
@@ -160,6 +249,11 @@ static int setup(struct stackrun *sr, void *ctx)
 	err = stackrun_fill_targets(sr, bpf_map__fd(skel->maps.targets));
 	if (err)
 		return err;
+	if (r->unwind != UNWIND_FP && !r->o.kernel_only) {
+		err = setup_snapshots(sr, r);
+		if (err)
+			return err;
+	}
 	/* fork/exec tracking before sampling, so no generation is missed */
 	err = profile_bpf__attach(skel);
 	if (err) {
@@ -234,13 +328,44 @@ static int collect(struct stackrun *sr, void *ctx)
 		smp.comm[sizeof(key.comm)] = 0;
 		smp.nk = read_stack(stacks_fd, key.kstack, smp.kips);
 		smp.nu = read_stack(stacks_fd, key.ustack, smp.uips);
+		/* the kernel's walk stops at its depth limit */
+		smp.utrunc = smp.nu == PROFILE_MAX_DEPTH;
 		err = stackrun_add(sr, &smp);
 		if (err)
 			return err;
 	}
-	debug("samples %llu, dropped %llu, recursion misses %llu, kernel stack errors %llu, "
+	for (size_t i = 0; r->agg && i < stackagg_count(r->agg); i++) {
+		const struct stackagg_entry *e = stackagg_get(r->agg, i);
+
+		smp = (struct stackrun_sample){
+			.pid = e->pid, .gen = e->gen, .value = e->value,
+			.nu = e->n, .utrunc = e->truncated,
+		};
+		memcpy(smp.comm, e->comm, sizeof(smp.comm));
+		memcpy(smp.uips, e->ips, e->n * sizeof(*e->ips));
+		smp.nk = read_stack(stacks_fd, e->kstack, smp.kips);
+		err = stackrun_add(sr, &smp);
+		if (err)
+			return err;
+	}
+	if (r->err)
+		msg("unwinding user stacks: %s", strerror(-r->err));
+	if (r->uw) {
+		const struct unwind_stats *us = unwinder_stats(r->uw);
+
+		debug("unwound %llu snapshots (%llu more from the cache), %llu frames, "
+		      "%llu by frame pointer, %llu truncated; %llu tables built, %llu binaries without",
+		      (unsigned long long)us->stacks, (unsigned long long)us->cache_hits,
+		      (unsigned long long)us->frames, (unsigned long long)us->fp_frames,
+		      (unsigned long long)us->truncated, (unsigned long long)us->tables,
+		      (unsigned long long)us->no_table);
+	}
+	debug("samples %llu (%llu snapshots, %llu not queued: ring full), dropped %llu, "
+	      "recursion misses %llu, kernel stack errors %llu, "
 	      "user stack errors %llu, stacks map full %llu",
 	      (unsigned long long)stat_sum(r, PSTAT_SAMPLES),
+	      (unsigned long long)stat_sum(r, PSTAT_SNAPSHOTS),
+	      (unsigned long long)stat_sum(r, PSTAT_RING_FULL),
 	      (unsigned long long)stat_sum(r, PSTAT_DROPPED),
 	      (unsigned long long)recursion_misses(r),
 	      (unsigned long long)stat_sum(r, PSTAT_KSTACK_FAILED),
@@ -249,7 +374,7 @@ static int collect(struct stackrun *sr, void *ctx)
 	stackrun_set_counts(sr, stat_sum(r, PSTAT_SAMPLES),
 			    stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),
 			    stat_sum(r, PSTAT_KSTACK_FAILED) + stat_sum(r, PSTAT_USTACK_FAILED) +
-				    stat_sum(r, PSTAT_STACKS_FULL));
+				    stat_sum(r, PSTAT_STACKS_FULL) + stat_sum(r, PSTAT_RING_FULL));
 	return 0;
 }
 
@@ -267,6 +392,7 @@ int cmd_profile(int argc, char **argv)
 		.setup = setup,
 		.stop = stop,
 		.collect = collect,
+		.poll = poll_snapshots,
 		.unit = "samples",
 	};
 	char sub[128];
@@ -279,6 +405,9 @@ int cmd_profile(int argc, char **argv)
 	ops.subtitle = sub;
 	ret = stackrun_main(&ops, &r.o, &r);
 	detach_sampling(&r);
+	ring_buffer__free(r.rb);
+	unwinder_free(r.uw);
+	stackagg_free(r.agg);
 	profile_bpf__destroy(r.skel);
 	free(r.cpus);
 	free(r.pfds);

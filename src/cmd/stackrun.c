@@ -16,6 +16,7 @@
 #include "sym/ksyms.h"
 #include "sym/proctab.h"
 #include "sym/symbolize.h"
+#include "sym/symcache.h"
 #include "trace/launch.h"
 #include "trace/loop.h"
 #include "trace/sideband.h"
@@ -29,7 +30,9 @@ struct stackrun {
 	struct loop *loop;
 	struct sideband *sb;
 	struct proctab *pt;
+	struct symcache *sc;
 	struct symbolizer *sym;
+	void *ctx;		/* the command's */
 	struct stacks *stacks;
 	/* kallsyms is read while the capture runs, off the critical path */
 	pthread_t ks_thread;
@@ -162,11 +165,13 @@ static void *load_ksyms(void *arg)
 
 int stackrun_add(struct stackrun *sr, const struct stackrun_sample *smp)
 {
-	struct frame fr[2 + 2 * PROFILE_MAX_DEPTH + 2];
-	const char *names[PROFILE_MAX_DEPTH];
+	struct frame fr[3 + PROFILE_MAX_DEPTH + UNWIND_MAX_DEPTH];
+	const char *names[UNWIND_MAX_DEPTH];
 	int n = 0, k;
 
 	fr[n++] = (struct frame){ smp->comm[0] ? smp->comm : "[unknown]", FRAME_COMM };
+	if (smp->utrunc)
+		fr[n++] = (struct frame){ "[truncated]", FRAME_MARK };
 	if (smp->nu < 0) {
 		fr[n++] = (struct frame){ "[lost user stack]", FRAME_MARK };
 	} else if (smp->nu > 0) {
@@ -184,14 +189,34 @@ int stackrun_add(struct stackrun *sr, const struct stackrun_sample *smp)
 	return stacks_add(sr->stacks, fr, n, smp->value);
 }
 
-static int on_sideband(void *ctx)
+/* Side-band first (mappings current), then the command's buffers. */
+static int service(void *arg)
 {
-	struct stackrun *sr = ctx;
+	struct stackrun *sr = arg;
 	int err = sideband_read(sr->sb);
 
+	if (!err)
+		err = sideband_apply(sr->sb, sr->pt);
 	if (err)
 		msg("side-band records: %s", strerror(-err));
+	if (sr->ops->poll)
+		return sr->ops->poll(sr, sr->ctx);
 	return 0;
+}
+
+int stackrun_watch_fd(struct stackrun *sr, int fd)
+{
+	return loop_add_fd(sr->loop, fd, service, sr);
+}
+
+struct proctab *stackrun_proctab(struct stackrun *sr)
+{
+	return sr->pt;
+}
+
+struct symcache *stackrun_symcache(struct stackrun *sr)
+{
+	return sr->sc;
 }
 
 /* Everything up to the release of the command. */
@@ -232,10 +257,10 @@ static int start(struct stackrun *sr, void *ctx)
 		else if (!o->cmd)
 			proctab_load_all(sr->pt);
 	}
-	err = loop_add_fd(sr->loop, sideband_fd(sr->sb), on_sideband, sr);
+	err = loop_add_fd(sr->loop, sideband_fd(sr->sb), service, sr);
 	if (err)
 		return err;
-	loop_set_tick(sr->loop, SIDEBAND_TICK, on_sideband, sr);
+	loop_set_tick(sr->loop, SIDEBAND_TICK, service, sr);
 	if (o->duration > 0)
 		loop_set_duration(sr->loop, o->duration);
 	for (int i = 0; i < o->npids; i++) {
@@ -339,10 +364,7 @@ static int finish(struct stackrun *sr, void *ctx, double secs)
 	double t0 = now_sec();
 	int err;
 
-	on_sideband(sr);
-	err = sideband_apply(sr->sb, sr->pt);
-	if (err)
-		msg("side-band records: %s", strerror(-err));
+	service(sr);
 	if (sr->ks_started) {
 		pthread_join(sr->ks_thread, NULL);
 		sr->ks_started = false;
@@ -351,7 +373,7 @@ static int finish(struct stackrun *sr, void *ctx, double secs)
 			    sr->ks_err == EPERM ? "addresses hidden (kptr_restrict)"
 						: strerror(sr->ks_err));
 	}
-	sr->sym = symbolizer_new(sr->pt, sr->ks, sr->o->offsets ? SYM_KERNEL_OFFSETS : 0);
+	sr->sym = symbolizer_new(sr->pt, sr->sc, sr->ks, sr->o->offsets ? SYM_KERNEL_OFFSETS : 0);
 	if (!sr->sym)
 		return -errno;
 	err = sr->ops->collect(sr, ctx);
@@ -368,14 +390,15 @@ static int finish(struct stackrun *sr, void *ctx, double secs)
 
 int stackrun_main(const struct stackrun_ops *ops, struct stackrun_opts *o, void *ctx)
 {
-	struct stackrun sr = { .ops = ops, .o = o };
+	struct stackrun sr = { .ops = ops, .o = o, .ctx = ctx };
 	int ret = 1, err, end;
 	double t_start, secs;
 
 	libbpf_setup_print();
 	sr.pt = proctab_new();
 	sr.stacks = stacks_new();
-	if (!sr.pt || !sr.stacks) {
+	sr.sc = symcache_new();
+	if (!sr.pt || !sr.stacks || !sr.sc) {
 		msg("out of memory");
 		goto cleanup;
 	}
@@ -406,6 +429,7 @@ cleanup:
 	loop_free(sr.loop);
 	sideband_free(sr.sb);
 	symbolizer_free(sr.sym);
+	symcache_free(sr.sc);
 	ksyms_free(sr.ks);
 	stacks_free(sr.stacks);
 	proctab_free(sr.pt);

@@ -10,6 +10,9 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include "bpf/profile.h"
+#include "sym/proctab.h"
+#include "sym/symcache.h"
+#include "unwind/unwind.h"
 
 enum stackrun_format { FORMAT_AUTO, FORMAT_SVG, FORMAT_FOLDED };
 
@@ -37,8 +40,9 @@ struct stackrun_sample {
 	uint32_t pid, gen;
 	char comm[17];
 	int nk, nu;			/* depth; 0 none; -1 lost */
+	bool utrunc;			/* the user chain is incomplete */
 	uint64_t kips[PROFILE_MAX_DEPTH];	/* innermost first */
-	uint64_t uips[PROFILE_MAX_DEPTH];
+	uint64_t uips[UNWIND_MAX_DEPTH];
 	uint64_t value;
 };
 
@@ -56,6 +60,9 @@ struct stackrun_ops {
 	void (*stop)(struct stackrun *sr, void *ctx);
 	/* stackrun_add() every stack, then stackrun_set_counts(). */
 	int (*collect)(struct stackrun *sr, void *ctx);
+	/* Optional: drain the command's own buffers; runs after the
+	 * side-band is applied, so mappings are current.  Negative ends. */
+	int (*poll)(struct stackrun *sr, void *ctx);
 };
 
 bool stackrun_filtered(const struct stackrun *sr);	/* only some pids */
@@ -64,6 +71,11 @@ bool stackrun_follows(const struct stackrun *sr);	/* add their children */
  * hash map of u32 -> u8. */
 int stackrun_fill_targets(struct stackrun *sr, int map_fd);
 int stackrun_add(struct stackrun *sr, const struct stackrun_sample *smp);
+/* Calls ops->poll when fd is readable (and on every tick). */
+int stackrun_watch_fd(struct stackrun *sr, int fd);
+/* Shared with the command (e.g. for its unwinder). */
+struct proctab *stackrun_proctab(struct stackrun *sr);
+struct symcache *stackrun_symcache(struct stackrun *sr);
 /* samples: taken in scope; lost: never counted; lost_stacks: not recorded */
 void stackrun_set_counts(struct stackrun *sr, uint64_t samples, uint64_t lost,
 			 uint64_t lost_stacks);

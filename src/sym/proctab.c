@@ -19,6 +19,7 @@ struct proc {
 	uint32_t pid;		/* 0 = free slot (pid 0 has no user space) */
 	struct aspace *gens;	/* gens[0] = before the first exec seen */
 	uint32_t ngens;
+	uint64_t last_time;	/* of the newest record applied */
 };
 
 struct proctab {
@@ -145,26 +146,30 @@ static int aspace_add(struct aspace *as, const struct mapping *m)
 	return 0;
 }
 
-int proctab_mmap(struct proctab *pt, uint32_t pid, const struct mapping *m)
+int proctab_mmap(struct proctab *pt, uint32_t pid, const struct mapping *m, uint64_t time)
 {
 	struct proc *p = get(pt, pid);
 	struct mapping copy = *m;
 
 	if (!p)
 		return -ENOMEM;
+	if (time > p->last_time)
+		p->last_time = time;
 	copy.path = strpool_intern(pt->paths, m->path ? m->path : "");
 	if (!copy.path)
 		return -ENOMEM;
 	return aspace_add(&p->gens[p->ngens - 1], &copy);
 }
 
-int proctab_exec(struct proctab *pt, uint32_t pid)
+int proctab_exec(struct proctab *pt, uint32_t pid, uint64_t time)
 {
 	struct proc *p = get(pt, pid);
 	struct aspace *g;
 
 	if (!p)
 		return -ENOMEM;
+	if (time > p->last_time)
+		p->last_time = time;
 	g = realloc(p->gens, (p->ngens + 1) * sizeof(*g));
 	if (!g)
 		return -ENOMEM;
@@ -174,14 +179,18 @@ int proctab_exec(struct proctab *pt, uint32_t pid)
 	return 0;
 }
 
-int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid)
+int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time)
 {
 	struct proc *parent, *child;
 	struct aspace *from, *to;
 
+	child = lookup(pt, pid);
+	if (child && time && child->last_time > time)
+		return 0;	/* the child's later records came first */
 	child = get(pt, pid);
 	if (!child)
 		return -ENOMEM;
+	child->last_time = time;
 	/* A reused pid: forget the old process. */
 	proc_clear(child);
 	child->gens = calloc(1, sizeof(*child->gens));

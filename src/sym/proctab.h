@@ -25,10 +25,14 @@ struct proctab;
 struct proctab *proctab_new(void);
 void proctab_free(struct proctab *pt);
 
-/* Side-band events, in time order. */
-int proctab_mmap(struct proctab *pt, uint32_t pid, const struct mapping *m);
-int proctab_exec(struct proctab *pt, uint32_t pid);
-int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid);
+/* Side-band events, in time order within a batch; time is the record's
+ * timestamp (any monotonic clock, 0 = unknown).  Batches are applied as
+ * they are read, so a fork can arrive after its child's first records
+ * (read from another CPU's buffer): a fork older than what the child
+ * already has is ignored. */
+int proctab_mmap(struct proctab *pt, uint32_t pid, const struct mapping *m, uint64_t time);
+int proctab_exec(struct proctab *pt, uint32_t pid, uint64_t time);
+int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time);
 
 /* Reads /proc/PID/maps into the process's current address space (only
  * while no exec has been seen for it).  Returns 0 or -errno (-ESRCH: gone). */

@@ -11,6 +11,8 @@
 #include "sym/demangle.h"
 #include "sym/elfsyms.h"
 #include "sym/symbolize.h"
+#include "sym/vdso.h"
+#include "unwind/unwind.h"
 
 /* Names of user addresses already resolved: (pid, gen, addr) -> name. */
 struct ucache_slot {
@@ -33,7 +35,8 @@ struct symbolizer {
 	struct sym_stats stats;
 };
 
-struct symbolizer *symbolizer_new(struct proctab *pt, const struct ksyms *ks, unsigned int flags)
+struct symbolizer *symbolizer_new(struct proctab *pt, struct symcache *sc,
+				  const struct ksyms *ks, unsigned int flags)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
@@ -42,11 +45,11 @@ struct symbolizer *symbolizer_new(struct proctab *pt, const struct ksyms *ks, un
 	s->pt = pt;
 	s->ks = ks;
 	s->flags = flags;
-	s->sc = symcache_new();
+	s->sc = sc;
 	s->names = strpool_new();
 	s->uc_slots = 4096;
 	s->uc = calloc(s->uc_slots, sizeof(*s->uc));
-	if (!s->sc || !s->names || !s->uc) {
+	if (!s->names || !s->uc) {
 		symbolizer_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -58,7 +61,6 @@ void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	symcache_free(s->sc);
 	strpool_free(s->names);
 	elfsyms_free(s->vdso);
 	free(s->uc);
@@ -97,25 +99,25 @@ int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, const cha
 		const struct ksym *k = s->ks ? ksyms_find(s->ks, ips[i]) : NULL;
 
 		if (!k) {
-			names[i] = "[unknown]";
-			continue;
-		}
-		if (first == i && ksym_is_tracer(k->name)) {
-			/* the tracer's own frames at the top of the stack */
-			first++;
-			s->stats.tracer_dropped++;
 			names[i] = NULL;
 			continue;
 		}
+		/* The tracer's frames, and whatever they called (a sample
+		 * can land in rcu_read_lock() called by bpf_trace_run2()):
+		 * everything up to the outermost one is the tracer's work,
+		 * and the stack starts at the site it instrumented. */
+		if (ksym_is_tracer(k->name))
+			first = i + 1;
 		if (s->flags & SYM_KERNEL_OFFSETS)
 			names[i] = intern_fmt(s, "%s+0x%llx", k->name,
 					      (unsigned long long)(ips[i] - k->addr));
 		else
 			names[i] = k->name;
 	}
+	s->stats.tracer_dropped += first;
 	for (int i = n - 1; i >= first; i--) {
 		s->stats.frames++;
-		if (!names[i] || !strcmp(names[i], "[unknown]")) {
+		if (!names[i]) {
 			s->stats.unsymbolized++;
 			names[i] = "[unknown]";
 		}
@@ -124,33 +126,16 @@ int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, const cha
 	return m;
 }
 
-/* The vDSO is not a file: it is the same image in every process, so ours
- * is read from memory (through a memfd, for libelf). */
 static const struct elfsyms *vdso_syms(struct symbolizer *s)
 {
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	char line[256];
-	FILE *f;
 	int fd;
 
 	if (s->vdso_tried)
 		return s->vdso;
 	s->vdso_tried = 1;
-	if (!base || !(f = fopen("/proc/self/maps", "re")))
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-
-		if (!strstr(line, "[vdso]") || sscanf(line, "%lx-%lx", &lo, &hi) != 2 || lo != base)
-			continue;
-		fd = memfd_create("vdso", MFD_CLOEXEC);
-		if (fd >= 0 && write(fd, (void *)lo, hi - lo) == (ssize_t)(hi - lo))
-			s->vdso = elfsyms_open_fd(fd, "[vdso]");
-		if (fd >= 0)
-			close(fd);
-		break;
-	}
-	fclose(f);
+	fd = vdso_image_fd();
+	if (fd >= 0)
+		s->vdso = elfsyms_open_fd(fd, "[vdso]");
 	return s->vdso;
 }
 
@@ -242,8 +227,16 @@ int symbolize_user(struct symbolizer *s, uint32_t pid, uint32_t gen,
 			j = (j + 1) & (s->uc_slots - 1);
 		}
 		if (!slot->name) {
+			uint64_t ip = ips[i] & ~UNWIND_IP_SIGNAL;
+
 			/* ips[0] is where the thread was; the rest are returns */
-			key.name = user_name(s, pid, gen, ips[i], i > 0, &key.unsym);
+			key.name = user_name(s, pid, gen, ip, i > 0, &key.unsym);
+			/* a signal trampoline without a symbol (libc has no local
+			 * symbols) is still a known frame */
+			if ((ips[i] & UNWIND_IP_SIGNAL) && key.unsym) {
+				key.name = "[signal]";
+				key.unsym = 0;
+			}
 			if (!key.name)
 				key.name = "[unknown]";
 			*slot = key;

@@ -20,12 +20,16 @@ struct sym_stats {
 };
 
 struct symbolizer;
-/* ks may be NULL (kernel frames then all "[unknown]"); pt is borrowed. */
-struct symbolizer *symbolizer_new(struct proctab *pt, const struct ksyms *ks, unsigned int flags);
+/* ks may be NULL (kernel frames then all "[unknown]"); pt and sc are
+ * borrowed (sc is shared with the unwinder: one open per binary). */
+struct symbolizer *symbolizer_new(struct proctab *pt, struct symcache *sc,
+				  const struct ksyms *ks, unsigned int flags);
 void symbolizer_free(struct symbolizer *s);
 
 /* ips innermost first; out gets names outermost first.  Names stay valid
- * until symbolizer_free().  Returns the number written (<= n). */
+ * until symbolizer_free().  Returns the number written (<= n).  A kernel
+ * stack loses its tracer frames (ksym_is_tracer()) and everything inner
+ * to the outermost of them. */
 int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, const char **out);
 int symbolize_user(struct symbolizer *s, uint32_t pid, uint32_t gen,
 		   const uint64_t *ips, int n, const char **out);

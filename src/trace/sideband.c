@@ -184,7 +184,7 @@ static int cmp_record(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int apply_mmap2(struct proctab *pt, const struct perf_event_header *hdr)
+static int apply_mmap2(struct proctab *pt, const struct perf_event_header *hdr, uint64_t time)
 {
 	const struct mmap2_body *b = (const void *)(hdr + 1);
 	size_t max = hdr->size - sizeof(*hdr) - sizeof(*b);
@@ -206,30 +206,30 @@ static int apply_mmap2(struct proctab *pt, const struct perf_event_header *hdr)
 		m.id.dev = makedev(b->maj, b->min);	/* as st_dev has it */
 		m.id.ino = b->ino;
 	}
-	return proctab_mmap(pt, b->pid, &m);
+	return proctab_mmap(pt, b->pid, &m, time);
 }
 
 int sideband_apply(struct sideband *sb, struct proctab *pt)
 {
 	int err = 0;
 
-	debug("side-band: %zu records, %llu lost", sb->n, (unsigned long long)sb->lost);
 	qsort(sb->recs, sb->n, sizeof(*sb->recs), cmp_record);
 	for (size_t i = 0; i < sb->n && !err; i++) {
 		const struct perf_event_header *hdr = sb->recs[i].hdr;
 		const struct task_body *t = (const void *)(hdr + 1);
+		uint64_t time = sb->recs[i].time;
 
 		switch (hdr->type) {
 		case PERF_RECORD_MMAP2:
-			err = apply_mmap2(pt, hdr);
+			err = apply_mmap2(pt, hdr, time);
 			break;
 		case PERF_RECORD_COMM:
 			if (hdr->misc & PERF_RECORD_MISC_COMM_EXEC)
-				err = proctab_exec(pt, t->pid);
+				err = proctab_exec(pt, t->pid, time);
 			break;
 		case PERF_RECORD_FORK:
 			if (t->pid != t->ppid)	/* a process, not a thread */
-				err = proctab_fork(pt, t->ppid, t->pid);
+				err = proctab_fork(pt, t->ppid, t->pid, time);
 			break;
 		}
 	}

@@ -11,6 +11,8 @@
 #include "report/output.h"
 #include "sym/demangle.h"
 #include "sym/proctab.h"
+#include "sym/ksyms.h"
+#include "sym/symbolize.h"
 
 TEST(strpool_interns_once)
 {
@@ -54,10 +56,10 @@ TEST(proctab_generations_follow_exec)
 	uint32_t pid = 0x7ffffff0;
 
 	CHECK(pt);
-	CHECK_INT(proctab_exec(pt, pid), 0);		/* gen 1: sh */
-	CHECK_INT(proctab_mmap(pt, pid, &a), 0);
-	CHECK_INT(proctab_exec(pt, pid), 0);		/* gen 2: app */
-	CHECK_INT(proctab_mmap(pt, pid, &b), 0);
+	CHECK_INT(proctab_exec(pt, pid, 0), 0);		/* gen 1: sh */
+	CHECK_INT(proctab_mmap(pt, pid, &a, 0), 0);
+	CHECK_INT(proctab_exec(pt, pid, 0), 0);		/* gen 2: app */
+	CHECK_INT(proctab_mmap(pt, pid, &b, 0), 0);
 	m = proctab_find(pt, pid, 1, 0x1800);
 	CHECK(m && !strcmp(m->path, "/bin/sh"));
 	m = proctab_find(pt, pid, 2, 0x1800);
@@ -78,9 +80,9 @@ TEST(proctab_newest_mapping_wins)
 	uint32_t pid = 0x7ffffff1;
 	const struct mapping *m;
 
-	proctab_exec(pt, pid);
-	proctab_mmap(pt, pid, &a);
-	proctab_mmap(pt, pid, &b);
+	proctab_exec(pt, pid, 0);
+	proctab_mmap(pt, pid, &a, 0);
+	proctab_mmap(pt, pid, &b, 0);
 	m = proctab_find(pt, pid, 1, 0x2100);
 	CHECK(m && !strcmp(m->path, "/new.so"));
 	m = proctab_find(pt, pid, 1, 0x4100);
@@ -96,19 +98,37 @@ TEST(proctab_fork_copies_and_pid_reuse_resets)
 	uint32_t parent = 0x7ffffff2, child = 0x7ffffff3;
 	const struct mapping *m;
 
-	proctab_exec(pt, parent);
-	proctab_mmap(pt, parent, &a);
-	CHECK_INT(proctab_fork(pt, parent, child), 0);
+	proctab_exec(pt, parent, 0);
+	proctab_mmap(pt, parent, &a, 0);
+	CHECK_INT(proctab_fork(pt, parent, child, 0), 0);
 	m = proctab_find(pt, child, 0, 0x1800);
 	CHECK(m && !strcmp(m->path, "/bin/parent"));
-	proctab_mmap(pt, child, &c);
+	proctab_mmap(pt, child, &c, 0);
 	/* the child's own mapping is not the parent's */
 	CHECK(proctab_find(pt, parent, 1, 0x8800) == NULL);
 	CHECK(proctab_find(pt, child, 0, 0x8800) != NULL);
 	/* the pid is reused by a new fork of the parent: old maps are gone */
-	CHECK_INT(proctab_fork(pt, parent, child), 0);
+	CHECK_INT(proctab_fork(pt, parent, child, 0), 0);
 	CHECK(proctab_find(pt, child, 0, 0x8800) == NULL);
 	CHECK(proctab_find(pt, child, 0, 0x1800) != NULL);
+	proctab_free(pt);
+}
+
+TEST(proctab_late_fork_record_does_not_wipe_child)
+{
+	struct proctab *pt = proctab_new();
+	struct mapping a = map(0x1000, 0x2000, 0, "/bin/parent");
+	struct mapping c = map(0x8000, 0x9000, 0, "/bin/child");
+	uint32_t parent = 0x7ffffff4, child = 0x7ffffff5;
+
+	proctab_exec(pt, parent, 10);
+	proctab_mmap(pt, parent, &a, 11);
+	/* the child's exec and mmap were read (from another CPU) before
+	 * the fork that created it */
+	proctab_exec(pt, child, 30);
+	proctab_mmap(pt, child, &c, 31);
+	CHECK_INT(proctab_fork(pt, parent, child, 20), 0);
+	CHECK(proctab_find(pt, child, 1, 0x8800) != NULL);
 	proctab_free(pt);
 }
 
@@ -266,4 +286,55 @@ TEST(parse_numbers_and_pids)
 	free(pids);
 	CHECK_INT(parse_pid_list("1,x", &pids), -EINVAL);
 	CHECK_INT(parse_pid_list("999999999", &pids), -ESRCH);
+}
+
+TEST(kernel_stack_loses_tracer_frames_and_their_callees)
+{
+	char path[] = "/tmp/stackscope-kallsyms.XXXXXX";
+	int fd = mkstemp(path);
+	const char *text =
+		"ffffffff81000000 T schedule\n"
+		"ffffffff81000100 T __schedule\n"
+		"ffffffff81000200 T __traceiter_sched_switch\n"
+		"ffffffff81000300 T bpf_trace_run2\n"
+		"ffffffff81000400 T __rcu_read_lock\n"
+		"ffffffff81000500 T do_nanosleep\n"
+		"ffffffffc0001000 t bpf_prog_6deef7357e7b4530_on_switch\t[bpf]\n";
+	struct ksyms *ks;
+	struct proctab *pt = proctab_new();
+	struct symcache *sc = symcache_new();
+	struct symbolizer *s;
+	const char *out[8];
+	/* innermost first: a sample in rcu_read_lock called by the glue */
+	uint64_t glue[] = { 0xffffffff81000410, 0xffffffff81000310, 0xffffffff81000210,
+			    0xffffffff81000110, 0xffffffff81000010 };
+	uint64_t prog[] = { 0xffffffffc0001010, 0xffffffff81000310, 0xffffffff81000210,
+			    0xffffffff81000510 };
+	uint64_t plain[] = { 0xffffffff81000510, 0xffffffff81000010 };
+	int n;
+
+	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	ks = ksyms_load(path);
+	unlink(path);
+	CHECK(ks != NULL);
+	if (!ks)
+		return;
+	s = symbolizer_new(pt, sc, ks, 0);
+	n = symbolize_kernel(s, glue, 5, out);
+	CHECK_INT(n, 2);
+	CHECK_STR(out[0], "schedule");
+	CHECK_STR(out[1], "__schedule");
+	n = symbolize_kernel(s, prog, 4, out);
+	CHECK_INT(n, 1);
+	CHECK_STR(out[0], "do_nanosleep");
+	n = symbolize_kernel(s, plain, 2, out);
+	CHECK_INT(n, 2);
+	CHECK_STR(out[0], "schedule");
+	CHECK_STR(out[1], "do_nanosleep");
+	CHECK_INT(symbolizer_stats(s)->tracer_dropped, 3 + 3);
+	symbolizer_free(s);
+	symcache_free(sc);
+	ksyms_free(ks);
+	proctab_free(pt);
 }

@@ -10,3 +10,41 @@ workloads: $(WORKLOADS)
 $(WLDIR)/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CLANG) $(WLFLAGS) $< -o $@
+
+# Unwinding workloads (tests/workloads/unwind): distribution-style builds
+# with no frame pointers, and variants whose only call-frame information
+# is .sframe or .debug_frame, or gcc frame-pointer builds whose leaf
+# functions set up no frame.
+UWDIR := $(WLDIR)/unwind
+NOFP  := gcc -O2 -g -fomit-frame-pointer -fno-inline
+UNWIND_WORKLOADS := $(UWDIR)/chain.nofp $(UWDIR)/chain.gccfp $(UWDIR)/chain.sframe \
+	$(UWDIR)/chain.debugframe $(UWDIR)/qsort_cb $(UWDIR)/uselib $(UWDIR)/libwork.so \
+	$(UWDIR)/recurse $(UWDIR)/sighandler
+workloads: $(UNWIND_WORKLOADS)
+
+$(UWDIR)/chain.nofp: tests/workloads/fp_chain.c
+	@mkdir -p $(@D)
+	$(NOFP) $< -o $@
+$(UWDIR)/chain.gccfp: tests/workloads/fp_chain.c
+	@mkdir -p $(@D)
+	gcc -O2 -g -fno-omit-frame-pointer -fno-inline $< -o $@
+# gas writes .sframe; the .eh_frame of the program and its crt objects is
+# then removed, so .sframe is all there is
+$(UWDIR)/chain.sframe: tests/workloads/fp_chain.c
+	@mkdir -p $(@D)
+	$(NOFP) -Wa,--gsframe $< -o $@.tmp
+	objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr $@.tmp $@
+	rm -f $@.tmp
+$(UWDIR)/chain.debugframe: tests/workloads/fp_chain.c
+	@mkdir -p $(@D)
+	$(NOFP) -fno-asynchronous-unwind-tables -fno-unwind-tables $< -o $@.tmp
+	objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr $@.tmp $@
+	rm -f $@.tmp
+$(UWDIR)/libwork.so: tests/workloads/unwind/libwork.c
+	@mkdir -p $(@D)
+	$(NOFP) -shared -fPIC $< -o $@
+$(UWDIR)/uselib: tests/workloads/unwind/uselib.c $(UWDIR)/libwork.so
+	$(NOFP) $< -o $@ -L$(UWDIR) -lwork -Wl,-rpath,'$$ORIGIN'
+$(UWDIR)/%: tests/workloads/unwind/%.c
+	@mkdir -p $(@D)
+	$(NOFP) $< -o $@

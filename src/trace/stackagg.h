@@ -1,0 +1,29 @@
+/* Aggregation in user space of samples whose user stack was unwound
+ * here: count per (process, generation, thread name, kernel stack handle,
+ * user stack, truncated).  The in-kernel `counts` map does the same for
+ * stacks the kernel took whole. */
+#ifndef STACKSCOPE_TRACE_STACKAGG_H
+#define STACKSCOPE_TRACE_STACKAGG_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct stackagg_entry {
+	uint32_t pid, gen;
+	char comm[17];
+	bool truncated;		/* the user chain did not reach its end */
+	uint64_t kstack;	/* handle into the BPF `stacks` map */
+	uint64_t value;
+	int n;
+	uint64_t *ips;		/* user pcs, innermost first; owned */
+};
+
+struct stackagg;
+struct stackagg *stackagg_new(void);
+void stackagg_free(struct stackagg *a);
+int stackagg_add(struct stackagg *a, uint32_t pid, uint32_t gen, const char *comm,
+		 uint64_t kstack, const uint64_t *ips, int n, bool truncated, uint64_t value);
+size_t stackagg_count(const struct stackagg *a);
+const struct stackagg_entry *stackagg_get(const struct stackagg *a, size_t i);
+
+#endif

@@ -1,0 +1,347 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "strpool.h"
+#include "sym/elfsyms.h"
+#include "sym/vdso.h"
+#include "unwind/table.h"
+#include "unwind/unwind.h"
+
+/* x86-64 signal frame: when the pc is in the sigreturn trampoline, sp
+ * points at the ucontext; these are offsets of its saved registers
+ * (uc_mcontext at 40, gregs REG_RBP = 10, REG_RSP = 15, REG_RIP = 16). */
+#define UC_RBP (40 + 10 * 8)
+#define UC_RSP (40 + 15 * 8)
+#define UC_RIP (40 + 16 * 8)
+
+#define CACHE_SLOTS 4096	/* snapshot results kept, direct-mapped */
+
+/* One binary's table (NULL: none could be built), keyed by its elfsyms,
+ * which the symcache keeps unique per binary. */
+struct table_slot {
+	const struct elfsyms *es;
+	struct unwind_table *t;
+};
+
+struct cache_slot {
+	uint64_t hash;		/* 0 = empty */
+	uint32_t pid, gen;
+	int n;
+	bool truncated;
+	uint64_t *ips;		/* owned, n entries */
+};
+
+struct unwinder {
+	struct proctab *pt;
+	struct symcache *sc;
+	enum unwind_mode mode;
+	struct table_slot *tables;
+	size_t ntables, table_slots;
+	struct cache_slot *cache;
+	struct unwind_table *vdso;	/* from our own vDSO image */
+	bool vdso_tried;
+	uint64_t ips[UNWIND_MAX_DEPTH];
+	struct unwind_stats stats;
+};
+
+int unwind_mode_parse(const char *s, enum unwind_mode *mode)
+{
+	if (!strcmp(s, "auto"))
+		*mode = UNWIND_AUTO;
+	else if (!strcmp(s, "fp"))
+		*mode = UNWIND_FP;
+	else if (!strcmp(s, "tables"))
+		*mode = UNWIND_TABLES;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+struct unwinder *unwinder_new(struct proctab *pt, struct symcache *sc, enum unwind_mode mode)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->pt = pt;
+	u->sc = sc;
+	u->mode = mode;
+	u->table_slots = 256;
+	u->tables = calloc(u->table_slots, sizeof(*u->tables));
+	u->cache = calloc(CACHE_SLOTS, sizeof(*u->cache));
+	if (!u->tables || !u->cache) {
+		unwinder_free(u);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return u;
+}
+
+void unwinder_free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; u->tables && i < u->table_slots; i++)
+		unwind_table_free(u->tables[i].t);
+	for (size_t i = 0; u->cache && i < CACHE_SLOTS; i++)
+		free(u->cache[i].ips);
+	free(u->tables);
+	free(u->cache);
+	unwind_table_free(u->vdso);
+	free(u);
+}
+
+const struct unwind_stats *unwinder_stats(const struct unwinder *u)
+{
+	return &u->stats;
+}
+
+static size_t ptr_slot(const void *p, size_t n)
+{
+	return (hash_bytes(&p, sizeof(p), 0)) & (n - 1);
+}
+
+static int tables_grow(struct unwinder *u)
+{
+	size_t n = u->table_slots * 2;
+	struct table_slot *v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < u->table_slots; i++) {
+		size_t j;
+
+		if (!u->tables[i].es)
+			continue;
+		for (j = ptr_slot(u->tables[i].es, n); v[j].es; j = (j + 1) & (n - 1))
+			;
+		v[j] = u->tables[i];
+	}
+	free(u->tables);
+	u->tables = v;
+	u->table_slots = n;
+	return 0;
+}
+
+/* The call-frame table of a binary, built on first use. */
+static const struct unwind_table *table_of(struct unwinder *u, const struct elfsyms *es)
+{
+	size_t j;
+
+	if (u->ntables * 2 >= u->table_slots && tables_grow(u))
+		return NULL;
+	for (j = ptr_slot(es, u->table_slots); u->tables[j].es; j = (j + 1) & (u->table_slots - 1))
+		if (u->tables[j].es == es)
+			return u->tables[j].t;
+	u->tables[j].es = es;
+	u->tables[j].t = unwind_table_build(elfsyms_name(es), 0);
+	u->ntables++;
+	if (u->tables[j].t)
+		u->stats.tables++;
+	else
+		u->stats.no_table++;
+	return u->tables[j].t;
+}
+
+/* Where pc is: the binary's table row for it (NULL: no table covers it). */
+static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint32_t gen,
+					uint64_t pc, uint64_t *vaddr)
+{
+	const struct mapping *m = proctab_find(u->pt, pid, gen, pc);
+	const struct unwind_table *t;
+	const struct unwind_row *row;
+	const struct elfsyms *es;
+	char alt[96];
+
+	if (!m)
+		return NULL;
+	if (!strcmp(m->path, "[vdso]")) {
+		/* the image starts at its mapping, at virtual address 0 */
+		if (!u->vdso_tried) {
+			int fd = vdso_image_fd();
+
+			u->vdso_tried = true;
+			u->vdso = fd >= 0 ? unwind_table_build_fd(fd, "[vdso]", 0) : NULL;
+		}
+		*vaddr = pc - m->start;
+		row = u->vdso ? unwind_table_find(u->vdso, *vaddr) : NULL;
+		return row && row->cfa_rule != UNWIND_CFA_NONE ? row : NULL;
+	}
+	snprintf(alt, sizeof(alt), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	es = symcache_get(u->sc, m->path, alt, &m->id);
+	if (!es || elfsyms_off_to_vaddr(es, pc - m->start + m->pgoff, vaddr))
+		return NULL;
+	t = table_of(u, es);
+	if (!t)
+		return NULL;
+	row = unwind_table_find(t, *vaddr);
+	if (!row || row->cfa_rule == UNWIND_CFA_NONE)
+		return NULL;
+	return row;
+}
+
+/* The snapshot: size bytes that were at [base, base + size). */
+struct snap {
+	uint64_t base;
+	const uint8_t *data;
+	size_t size;
+};
+
+static bool read_word(const struct snap *s, uint64_t addr, uint64_t *out)
+{
+	if (addr < s->base || addr - s->base > s->size || s->size - (addr - s->base) < 8)
+		return false;
+	memcpy(out, s->data + (addr - s->base), 8);
+	return true;
+}
+
+enum step { STEP_OK, STEP_END, STEP_TRUNCATED };
+
+/* One frame by the frame-pointer chain: bp points at the saved bp, the
+ * return address above it. */
+static enum step step_fp(struct unwinder *u, const struct snap *s, struct unwind_regs *r)
+{
+	uint64_t saved_bp, ra;
+
+	if (r->bp == 0)
+		return STEP_END;
+	if (r->bp < r->sp || !read_word(s, r->bp, &saved_bp) || !read_word(s, r->bp + 8, &ra))
+		return STEP_TRUNCATED;
+	u->stats.fp_frames++;
+	r->sp = r->bp + 16;
+	r->bp = saved_bp;
+	r->ip = ra;
+	return ra ? STEP_OK : STEP_END;
+}
+
+static enum step step_row(const struct unwind_row *row, uint64_t vaddr, const struct snap *s,
+			  struct unwind_regs *r, bool *exact_next)
+{
+	uint64_t cfa, ra, bp;
+
+	switch (row->cfa_rule) {
+	case UNWIND_CFA_SP:
+		cfa = r->sp + row->cfa_off;
+		break;
+	case UNWIND_CFA_BP:
+		cfa = r->bp + row->cfa_off;
+		break;
+	case UNWIND_CFA_PLT:
+		cfa = r->sp + row->cfa_off + ((vaddr & 15) >= (uint64_t)row->bp_off ? 8 : 0);
+		break;
+	case UNWIND_CFA_SIGNAL:
+		if (!read_word(s, r->sp + UC_RIP, &ra) || !read_word(s, r->sp + UC_RBP, &bp) ||
+		    !read_word(s, r->sp + UC_RSP, &cfa))
+			return STEP_TRUNCATED;
+		r->ip = ra;
+		r->bp = bp;
+		r->sp = cfa;
+		/* the interrupted instruction itself, not a return address */
+		*exact_next = true;
+		return ra ? STEP_OK : STEP_END;
+	case UNWIND_CFA_UNDEF:
+		return STEP_END;
+	default:
+		return STEP_TRUNCATED;
+	}
+	if (cfa <= r->sp && row->cfa_rule != UNWIND_CFA_BP)
+		return STEP_TRUNCATED;
+	if (!read_word(s, cfa - 8, &ra))
+		return STEP_TRUNCATED;
+	if (row->bp_rule == UNWIND_REG_AT_CFA) {
+		if (!read_word(s, cfa + row->bp_off, &bp))
+			return STEP_TRUNCATED;
+		r->bp = bp;
+	} else if (row->bp_rule == UNWIND_REG_UNDEF) {
+		r->bp = 0;
+	}
+	r->sp = cfa;
+	r->ip = ra;
+	return ra ? STEP_OK : STEP_END;
+}
+
+static int walk(struct unwinder *u, uint32_t pid, uint32_t gen, const struct unwind_regs *regs,
+		const struct snap *s, uint64_t *ips, int max, bool *truncated)
+{
+	struct unwind_regs r = *regs;
+	bool exact = true;
+	int n = 0;
+
+	*truncated = false;
+	while (n < max) {
+		const struct unwind_row *row = NULL;
+		uint64_t pc, vaddr = 0, prev_sp = r.sp;
+		enum step st;
+
+		ips[n++] = r.ip;
+		/* a return address is after the call: look up the call */
+		pc = exact ? r.ip : r.ip - 1;
+		exact = false;
+		if (u->mode != UNWIND_FP)
+			row = row_for(u, pid, gen, pc, &vaddr);
+		if (row && row->cfa_rule == UNWIND_CFA_SIGNAL)
+			ips[n - 1] |= UNWIND_IP_SIGNAL;
+		if (row)
+			st = step_row(row, vaddr, s, &r, &exact);
+		else if (u->mode == UNWIND_TABLES)
+			st = STEP_TRUNCATED;
+		else
+			st = step_fp(u, s, &r);
+		if (st == STEP_END)
+			return n;
+		/* the stack grows down: a caller's frame is above */
+		if (st == STEP_TRUNCATED || (r.sp <= prev_sp && !exact)) {
+			*truncated = true;
+			return n;
+		}
+	}
+	*truncated = true;
+	return n;
+}
+
+static uint64_t snapshot_hash(uint32_t pid, uint32_t gen, const struct unwind_regs *r,
+			      const void *stack, size_t size)
+{
+	uint64_t h = hash_bytes(r, sizeof(*r), ((uint64_t)pid << 32) | gen);
+
+	h = hash_block(stack, size, h);
+	return h ? h : 1;
+}
+
+int unwind_stack(struct unwinder *u, uint32_t pid, uint32_t gen,
+		 const struct unwind_regs *regs, const void *stack, size_t size,
+		 uint64_t *ips, int max, bool *truncated)
+{
+	struct snap s = { .base = regs->sp, .data = stack, .size = size };
+	uint64_t h = snapshot_hash(pid, gen, regs, stack, size);
+	struct cache_slot *c = &u->cache[h & (CACHE_SLOTS - 1)];
+	int n;
+
+	if (max > UNWIND_MAX_DEPTH)
+		max = UNWIND_MAX_DEPTH;
+	if (c->hash == h && c->pid == pid && c->gen == gen && c->n <= max) {
+		u->stats.cache_hits++;
+		memcpy(ips, c->ips, c->n * sizeof(*ips));
+		*truncated = c->truncated;
+		return c->n;
+	}
+	n = walk(u, pid, gen, regs, &s, ips, max, truncated);
+	u->stats.stacks++;
+	u->stats.frames += n;
+	u->stats.truncated += *truncated;
+	/* an incomplete chain may be completed later (a mapping not yet
+	 * known): never replay it for identical snapshots */
+	if (*truncated)
+		return n;
+	free(c->ips);
+	c->ips = malloc(n * sizeof(*ips));
+	if (c->ips) {
+		memcpy(c->ips, ips, n * sizeof(*ips));
+		*c = (struct cache_slot){ h, pid, gen, n, *truncated, c->ips };
+	} else {
+		c->hash = 0;
+	}
+	return n;
+}

@@ -1,0 +1,62 @@
+/* User-stack unwinding in user space, from the registers and a copy of
+ * the top of the stack taken at a sample.
+ *
+ * Each frame is unwound with the call-frame table of the binary its pc
+ * is in (unwind/table.h: .eh_frame, .debug_frame, .sframe), or by the
+ * frame-pointer chain where no table covers it (mode auto), so binaries
+ * built without frame pointers, libc included, give their true chain.
+ * A chain that cannot be completed (stack copy too short, no rule, a
+ * corrupt frame) is reported as truncated, never silently shortened.
+ * Results are cached by the snapshot's content: identical snapshots are
+ * unwound once. */
+#ifndef STACKSCOPE_UNWIND_UNWIND_H
+#define STACKSCOPE_UNWIND_UNWIND_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "sym/proctab.h"
+#include "sym/symcache.h"
+
+#define UNWIND_MAX_DEPTH 512
+/* Set in a returned pc that is a signal trampoline (the frame that
+ * returns from a signal handler to the interrupted code). */
+#define UNWIND_IP_SIGNAL (1ULL << 63)
+
+enum unwind_mode {
+	UNWIND_AUTO,	/* tables where the binary has them, frame pointers elsewhere */
+	UNWIND_FP,	/* frame pointers only */
+	UNWIND_TABLES,	/* tables only */
+};
+
+struct unwind_regs {
+	uint64_t ip, sp, bp;
+};
+
+struct unwind_stats {
+	uint64_t stacks;	/* unwound (cache misses) */
+	uint64_t cache_hits;	/* snapshots answered from the cache */
+	uint64_t frames;
+	uint64_t truncated;	/* chains not completed */
+	uint64_t fp_frames;	/* frames stepped by frame pointer */
+	uint64_t tables;	/* binaries whose table was built */
+	uint64_t no_table;	/* binaries without usable call-frame info */
+};
+
+struct unwinder;
+/* pt and sc are borrowed. */
+struct unwinder *unwinder_new(struct proctab *pt, struct symcache *sc, enum unwind_mode mode);
+void unwinder_free(struct unwinder *u);
+
+/* Unwinds a snapshot of `size` bytes copied from regs->sp.  Writes up to
+ * max pcs into ips, innermost first (ips[0] = regs->ip); sets *truncated
+ * when the chain did not end at its outermost frame.  Returns the count.
+ * The result is valid until the next call. */
+int unwind_stack(struct unwinder *u, uint32_t pid, uint32_t gen,
+		 const struct unwind_regs *regs, const void *stack, size_t size,
+		 uint64_t *ips, int max, bool *truncated);
+const struct unwind_stats *unwinder_stats(const struct unwinder *u);
+
+/* "auto", "fp", "tables" -> mode; -EINVAL otherwise. */
+int unwind_mode_parse(const char *s, enum unwind_mode *mode);
+
+#endif

@@ -1,0 +1,52 @@
+/* Through a signal frame: main -> wait_here spins; a SIGALRM every 20 ms
+ * runs on_alarm -> handler_work, which spins about 10 ms, so about half of
+ * the samples are in handler_work on top of the signal frame on top of
+ * wait_here.  Usage: sighandler [SECONDS=2] */
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/time.h>
+#include <time.h>
+
+static volatile unsigned long sink;
+static volatile int done;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) void handler_work(void)
+{
+	double end = now() + 0.010;
+
+	while (now() < end)
+		for (int i = 0; i < 1000; i++)
+			sink += i;
+}
+
+__attribute__((noinline)) void on_alarm(int sig)
+{
+	handler_work();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void wait_here(double end)
+{
+	while (now() < end)
+		for (int i = 0; i < 1000; i++)
+			sink += i;
+	__asm__ volatile("" ::: "memory");
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { { 0, 20000 }, { 0, 20000 } };
+
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	wait_here(now() + (argc > 1 ? atof(argv[1]) : 2.0));
+	return 0;
+}

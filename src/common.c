@@ -5,6 +5,9 @@
 #include <string.h>
 #include <signal.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include "common.h"
 
@@ -126,4 +129,29 @@ out:
 	}
 	*out = pids;
 	return n;
+}
+
+int open_regular(const char *path, struct stat *st)
+{
+	struct stat tmp;
+	int fd, err;
+
+	if (!st)
+		st = &tmp;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		err = -errno;
+		goto close_fd;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		err = -EINVAL;
+		goto close_fd;
+	}
+	return fd;
+
+close_fd:
+	close(fd);
+	return err;
 }

@@ -28,4 +28,26 @@ int parse_pid_list(const char *arg, pid_t **out);
 int parse_long(const char *arg, long min, long max, long *out);
 int parse_seconds(const char *arg, double *out);
 
+/* Opens a file to read that must be a regular file: O_NONBLOCK so a FIFO
+ * or device put in its place cannot hang a run as root, then fstat (into
+ * st when not NULL).  Returns the fd or -errno (-EINVAL: not regular). */
+struct stat;
+int open_regular(const char *path, struct stat *st);
+
+/* off + size lies within total, without overflow. */
+static inline bool range_ok(uint64_t off, uint64_t size, uint64_t total)
+{
+	return off <= total && size <= total - off;
+}
+
+/* The murmur3 finalizer: spreads every input bit over the output. */
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
 #endif

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common.h"
 #include "strpool.h"
 
 /* Strings live in large blocks; the table is open addressing on the hash. */
@@ -37,15 +38,6 @@ unsigned long long hash_bytes(const void *p, size_t len, unsigned long long seed
 	return h ^ (h >> 32);
 }
 
-static inline uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 33);
-}
-
 unsigned long long hash_block(const void *p, size_t len, unsigned long long seed)
 {
 	const unsigned char *b = p;
@@ -63,7 +55,7 @@ unsigned long long hash_block(const void *p, size_t len, unsigned long long seed
 	}
 	for (; i < len; i++)
 		l[1] = (l[1] ^ b[i]) * 0x100000001b3ULL;
-	return mix(mix(l[0]) ^ l[1]) ^ mix(mix(l[2]) ^ l[3]);
+	return mix64(mix64(l[0]) ^ l[1]) ^ mix64(mix64(l[2]) ^ l[3]);
 }
 
 struct strpool *strpool_new(void)

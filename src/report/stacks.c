@@ -5,6 +5,7 @@
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common.h"
 #include "report/stacks.h"
 
 #define ARENA_BLOCK (64 * 1024)
@@ -69,16 +70,6 @@ static uint64_t hash_str(const char *str)
 	for (; *str; str++)
 		h = (h ^ (unsigned char)*str) * 0x100000001b3ULL;
 	return h;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
 }
 
 /* Names are interned, so a stack hashes by its name pointers: the hash

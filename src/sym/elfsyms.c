@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "common.h"
 
 #include "sym/elfsyms.h"
 
@@ -86,34 +87,6 @@ static char debug_root[PATH_MAX] = "/usr/lib/debug";
 void elfsyms_set_debug_root(const char *dir)
 {
 	snprintf(debug_root, sizeof(debug_root), "%s", dir ? dir : "/usr/lib/debug");
-}
-
-/* open() that never blocks on a FIFO or device and refuses anything but
- * a regular file. */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
-static int range_ok(uint64_t off, uint64_t size, uint64_t total)
-{
-	return off <= total && size <= total - off;
 }
 
 static void elffile_close(struct elffile *f)
@@ -529,7 +502,7 @@ static int try_debug_file(struct elffile *dbg, const struct elffile *bin,
 	uint32_t crc;
 	int fd, err;
 
-	fd = open_regular(path);
+	fd = open_regular(path, NULL);
 	if (fd < 0)
 		return fd;
 	err = elffile_open(dbg, fd, 1);
@@ -738,7 +711,7 @@ struct elfsyms *elfsyms_open(const char *path)
 	struct elfsyms *es;
 	int fd, err;
 
-	fd = open_regular(path);
+	fd = open_regular(path, NULL);
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common.h"
 
 #include "sym/symcache.h"
 
@@ -42,16 +43,6 @@ struct symcache {
 	struct sc_entry *entries;
 	size_t loaded;
 };
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static uint64_t key_hash(enum sc_key kind, const struct sc_entry *k)
 {
@@ -150,29 +141,6 @@ static const struct elfsyms *entry_result(const struct sc_entry *e)
 	if (!e->es)
 		errno = e->err;
 	return e->es;
-}
-
-static int open_regular(const char *path, struct stat *st)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, st)) {
-		err = -errno;
-		goto close_fd;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		err = -EINVAL;
-		goto close_fd;
-	}
-	return fd;
-
-close_fd:
-	close(fd);
-	return err;
 }
 
 static int build_id_equal(const struct elfsyms *es, const struct sc_entry *key)

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common.h"
 
 #include "unwind/sframe.h"
 #include "unwind/table.h"
@@ -80,32 +81,6 @@ struct cie_enc {
 	Dwarf_Off off;
 	uint8_t enc;		/* FDE pointer encoding, DW_EH_PE_omit if unknown */
 };
-
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
-static int range_ok(uint64_t off, uint64_t size, uint64_t total)
-{
-	return off <= total && size <= total - off;
-}
 
 /* ---- segments ------------------------------------------------------ */
 
@@ -963,7 +938,7 @@ struct unwind_table *unwind_table_build(const char *path, unsigned int sources)
 	struct unwind_table *t;
 	int fd, err;
 
-	fd = open_regular(path);
+	fd = open_regular(path, NULL);
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;

@@ -251,9 +251,15 @@ static enum step step_row(const struct unwind_row *row, uint64_t vaddr, const st
 	if (!read_word(s, cfa - 8, &ra))
 		return STEP_TRUNCATED;
 	if (row->bp_rule == UNWIND_REG_AT_CFA) {
-		if (!read_word(s, cfa + row->bp_off, &bp))
-			return STEP_TRUNCATED;
-		r->bp = bp;
+		uint64_t slot = cfa + row->bp_off;
+
+		/* In an epilogue after `pop %rbp` the CFI may still name the
+		 * save slot, now below sp: rbp already holds the caller's. */
+		if (slot >= r->sp) {
+			if (!read_word(s, slot, &bp))
+				return STEP_TRUNCATED;
+			r->bp = bp;
+		}
 	} else if (row->bp_rule == UNWIND_REG_UNDEF) {
 		r->bp = 0;
 	}

@@ -83,3 +83,20 @@ test_truncation_is_visible() {
 	grep -q '^recurse;\[truncated\];' out.folded || fail "no [truncated] frame: $(head -2 out.folded)"
 	! grep -q '^recurse;_start;.*bottom_spin' out.folded || fail "a complete chain from 512 bytes?"
 }
+
+test_every_stack_complete_in_many_small_functions() {
+	# many short functions: samples land in prologues and epilogues
+	# (after `pop %rbp` the CFI still names the popped slot), in libc's
+	# qsort and in syscalls; every user stack must reach _start
+	timeout 60 "$SS" profile -F 999 -o out.folded -- "$WL/demo" 2 2>err.txt || fail "profile exited $?"
+	all=$(samples out.folded '^demo;')
+	# the process's first instructions run in ld.so before _start: its
+	# entry has no symbol (ld.so keeps no local symbols); a sample in
+	# execve has kernel frames only
+	ok_bottom='^demo;(_start;|_dl_start;|\[ld-linux[^;]*\];_dl_start|[^;]*_\[k\][; ])'
+	bad=$(awk -v re="$ok_bottom" '/^demo;/ && $0 !~ re { n += $NF } END { print n + 0 }' out.folded)
+	[ "$all" -ge 1000 ] || fail "only $all samples"
+	[ "$bad" = 0 ] ||
+		fail "$bad of $all samples do not reach _start: $(grep '^demo;' out.folded | grep -Ev "$ok_bottom" | head -3 | cut -c1-200)"
+	! grep -q '\[truncated\]' out.folded || fail "truncated stacks: $(grep -c '\[truncated\]' out.folded)"
+}

@@ -28,6 +28,7 @@ for script in "$here"/*.sh; do
 	[ -e "$script" ] || continue
 	name=$(basename "$script")
 	[ "$name" = "$self" ] && continue
+	[ "$name" = lib.sh ] && continue	# sourced by the others
 	echo "== bench/$name"
 	bash "$script" "$build" &
 	child=$!

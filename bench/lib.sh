@@ -1,0 +1,73 @@
+# Shared by the bench/*.sh scripts (sourced, not run): process-group
+# handling with cleanup on every exit, a private temporary directory
+# ($tmp), and the number formatting of the result tables.
+# shellcheck shell=bash
+# ---- processes and temporary files -----------------------------------------
+# Every measured command runs as a background job in a process group of its
+# own (job control on), and the script waits for it: a signal to the script
+# is then handled at once, and the trap ends the whole group (the timer, the
+# profiler and the workload it launched).  Temporary files go to one mktemp
+# directory removed at exit.
+set -m
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/stackscope-bench.XXXXXX") || exit 1
+job=""
+# shellcheck disable=SC2317  # (called by the trap)
+cleanup() {
+	if [ -n "$job" ] && kill -TERM -- "-$job" 2>/dev/null; then
+		for _ in 1 2 3 4 5 6 7 8 9 10; do	# up to 1 s to exit cleanly
+			kill -0 -- "-$job" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL -- "-$job" 2>/dev/null
+		wait "$job" 2>/dev/null
+	fi
+	job=""
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+# run CMD... as its own process group and wait for it; returns its status
+run_job() {
+	"$@" &
+	job=$!
+	wait "$job"
+	local rc=$?
+	job=""
+	return $rc
+}
+
+# ---- small helpers ----------------------------------------------------------
+median() {	# median of the numbers on stdin, or "nan" when there are none
+	sort -g | awk '{ v[NR] = $1 }
+		END {
+			if (NR == 0) { print "nan"; exit }
+			if (NR % 2) printf "%.6f\n", v[(NR + 1) / 2]
+			else printf "%.6f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
+		}'
+}
+calc() { awk "BEGIN { x = $1; printf \"%.6f\n\", x }" 2>/dev/null || echo nan; }
+isnum() { case "$1" in '' | nan | *[!0-9.eE+-]*) return 1 ;; esac; }
+fmt_x() { isnum "$1" && awk -v v="$1" 'BEGIN { printf "%.2fx", v }' || echo n/a; }
+fmt_r() {	# A B -> A/B, 2 decimals, or 2 significant digits under 0.1
+	isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN {
+		if (b > 0 && a >= 0) printf(a / b < 0.1 ? "%.2g" : "%.2f", a / b); else print "n/a" }' || echo n/a
+}
+fmt_ms() {	# seconds -> "4.6 ms" under 10 ms, else "123 ms"
+	isnum "$1" || { echo n/a; return; }
+	awk -v v="$1" 'BEGIN { ms = v * 1000; printf((ms < 10 && ms > -10) ? "%.1f ms" : "%.0f ms", ms) }'
+}
+fmt_n() { isnum "$1" && awk -v v="$1" 'BEGIN { printf "%.0f", v }' || echo n/a; }
+fmt_b() {	# bytes -> "812 B", "9.1 KiB", "31.9 MiB"
+	isnum "$1" || { echo n/a; return; }
+	awk -v v="$1" 'BEGIN {
+		if (v < 1024) printf "%.0f B", v
+		else if (v < 1048576) printf "%.1f KiB", v / 1024
+		else printf "%.1f MiB", v / 1048576 }'
+}
+fmt_pct() { isnum "$1" && awk -v v="$1" 'BEGIN { printf "%.2f%%", v * 100 }' || echo n/a; }
+col() { awk '{ print $'"$1"' }' "$2" 2>/dev/null; }	# column N of a results file
+# hyperfine medians, in command order, from its --export-json file
+hf_medians() { awk -F: '/"median"/ { gsub(/[ ,]/, "", $2); print $2 }' "$1"; }
+q() { printf '%q' "$1"; }

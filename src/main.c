@@ -12,6 +12,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "profile", cmd_profile, "sample on-CPU kernel + user stacks -> flame graph / folded" },
+	{ "offcpu", cmd_offcpu, "time blocked, by kernel + user stack (and who woke it)" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an interactive SVG flame graph" },
 };
 

@@ -8,14 +8,11 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bpf/profile.h"
-
-#define EFAULT 14
-#define EEXIST 17
+#include "bpf/stackmap.bpf.h"
+#include "bpf/procs.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile bool filter_pids = false;	/* only tgids in `targets` */
-const volatile bool follow_forks = false;	/* add children of targets */
 const volatile bool want_kernel = true;
 const volatile bool want_user = true;
 const volatile __u32 ustack_mode = USTACK_FP;
@@ -27,39 +24,6 @@ struct {
 	__type(key, struct profile_key);
 	__type(value, __u64);
 } counts SEC(".maps");
-
-/* Preallocated: an allocation from interrupt context (BPF_F_NO_PREALLOC)
- * can fail while the allocator refills, losing stacks early in a run.
- * 16384 x ~1 KiB = 17 MiB of kernel memory for the run. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64);
-	__type(value, struct profile_stack);
-} stacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, __u8);
-} targets SEC(".maps");
-
-/* tgid -> number of execs seen since tracing started; lets user space
- * pick the address space a sample belongs to. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u32);
-} gens SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct profile_stack);
-} scratch SEC(".maps");
 
 /* User-stack snapshots to unwind in user space (USTACK_SNAPSHOT). */
 struct {
@@ -97,51 +61,16 @@ static __always_inline void stat_inc(__u32 idx)
 		(*v)++;
 }
 
-/* 64-bit FNV-1a over the words, then a final avalanche (murmur3 fmix64). */
-static __always_inline __u64 hash_ips(const struct profile_stack *st, __u64 seed)
+/* record_stack() with the loss counted */
+static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 fail_stat)
 {
-	__u64 h = 0xcbf29ce484222325ULL ^ seed;
+	enum stack_err err;
+	__u64 h = record_stack(ctx, flags, &err);
 
-	for (int i = 0; i < PROFILE_MAX_DEPTH; i++) {
-		if (i >= (int)st->nr)
-			break;
-		h ^= st->ips[i];
-		h *= 0x100000001b3ULL;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h | STACK_HASH_BIT;
-}
-
-static __always_inline __u64 record_stack(void *ctx, __u64 flags, __u32 fail_stat)
-{
-	__u32 zero = 0;
-	struct profile_stack *st = bpf_map_lookup_elem(&scratch, &zero);
-	long n;
-	__u64 h;
-
-	if (!st)
-		return STACK_LOST;
-	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
-	if (n < 0) {
-		/* A kernel thread has no user stack: that is not a loss. */
-		if ((flags & BPF_F_USER_STACK) && n == -EFAULT)
-			return STACK_NONE;
+	if (err == STACK_ERR_GET)
 		stat_inc(fail_stat);
-		return STACK_LOST;
-	}
-	st->nr = n / sizeof(__u64);
-	if (st->nr == 0)
-		return STACK_NONE;
-	h = hash_ips(st, flags);
-	n = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
-	if (n && n != -EEXIST) {
+	else if (err == STACK_ERR_FULL)
 		stat_inc(PSTAT_STACKS_FULL);
-		return STACK_LOST;
-	}
 	return h;
 }
 
@@ -238,18 +167,16 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct profile_key key = {};
 	__u32 pid = id >> 32;
 	__u64 one = 1, *cnt;
-	__u32 *gen;
 
-	if (filter_pids && !bpf_map_lookup_elem(&targets, &pid))
+	if (!in_scope(pid))
 		return 0;
 	stat_inc(PSTAT_SAMPLES);
 
 	key.pid = pid;
-	gen = bpf_map_lookup_elem(&gens, &pid);
-	key.gen = gen ? *gen : 0;
+	key.gen = gen_of(pid);
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_kernel)
-		key.kstack = record_stack(ctx, 0, PSTAT_KSTACK_FAILED);
+		key.kstack = take_stack(ctx, 0, PSTAT_KSTACK_FAILED);
 	if (want_user && pid != 0) {
 		struct task_struct *task = bpf_get_current_task_btf();
 
@@ -263,8 +190,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 				return 0;
 			key.ustack = q > 0 ? STACK_NONE : STACK_LOST;
 		} else {
-			key.ustack = record_stack(ctx, BPF_F_USER_STACK,
-						  PSTAT_USTACK_FAILED);
+			key.ustack = take_stack(ctx, BPF_F_USER_STACK,
+						PSTAT_USTACK_FAILED);
 		}
 	}
 
@@ -281,35 +208,5 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		__sync_fetch_and_add(cnt, 1);
 	else
 		stat_inc(PSTAT_DROPPED);
-	return 0;
-}
-
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
-{
-	__u32 ppid = parent->tgid, cpid = child->tgid;
-	__u8 one = 1;
-
-	if (ppid == cpid)
-		return 0;	/* a new thread, same process */
-	/* A reused pid starts a new address space history. */
-	bpf_map_delete_elem(&gens, &cpid);
-	if (follow_forks && bpf_map_lookup_elem(&targets, &ppid))
-		bpf_map_update_elem(&targets, &cpid, &one, BPF_ANY);
-	return 0;
-}
-
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
-{
-	__u32 pid = p->tgid, first = 1, *gen;
-
-	if (filter_pids && !bpf_map_lookup_elem(&targets, &pid))
-		return 0;
-	gen = bpf_map_lookup_elem(&gens, &pid);
-	if (gen)
-		__sync_fetch_and_add(gen, 1);
-	else
-		bpf_map_update_elem(&gens, &pid, &first, BPF_NOEXIST);
 	return 0;
 }

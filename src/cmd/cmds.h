@@ -4,6 +4,7 @@
 #define STACKSCOPE_CMD_CMDS_H
 
 int cmd_profile(int argc, char **argv);
+int cmd_offcpu(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 
 #endif

@@ -163,29 +163,46 @@ static void *load_ksyms(void *arg)
 	return NULL;
 }
 
-int stackrun_add(struct stackrun *sr, const struct stackrun_sample *smp)
+/* One thread's part of a folded stack: comm, user frames, kernel frames. */
+static int thread_frames(struct stackrun *sr, struct frame *fr, const char *comm, uint32_t pid,
+			 uint32_t gen, bool utrunc, int nu, const uint64_t *uips, int nk,
+			 const uint64_t *kips)
 {
-	struct frame fr[3 + PROFILE_MAX_DEPTH + UNWIND_MAX_DEPTH];
 	const char *names[UNWIND_MAX_DEPTH];
 	int n = 0, k;
 
-	fr[n++] = (struct frame){ smp->comm[0] ? smp->comm : "[unknown]", FRAME_COMM };
-	if (smp->utrunc)
+	fr[n++] = (struct frame){ comm[0] ? comm : "[unknown]", FRAME_COMM };
+	if (utrunc)
 		fr[n++] = (struct frame){ "[truncated]", FRAME_MARK };
-	if (smp->nu < 0) {
+	if (nu < 0) {
 		fr[n++] = (struct frame){ "[lost user stack]", FRAME_MARK };
-	} else if (smp->nu > 0) {
-		k = symbolize_user(sr->sym, smp->pid, smp->gen, smp->uips, smp->nu, names);
+	} else if (nu > 0) {
+		k = symbolize_user(sr->sym, pid, gen, uips, nu, names);
 		for (int i = 0; i < k; i++)
 			fr[n++] = (struct frame){ names[i], FRAME_USER };
 	}
-	if (smp->nk < 0) {
+	if (nk < 0) {
 		fr[n++] = (struct frame){ "[lost kernel stack]", FRAME_MARK };
-	} else if (smp->nk > 0) {
-		k = symbolize_kernel(sr->sym, smp->kips, smp->nk, names);
+	} else if (nk > 0) {
+		k = symbolize_kernel(sr->sym, kips, nk, names);
 		for (int i = 0; i < k; i++)
 			fr[n++] = (struct frame){ names[i], FRAME_KERNEL };
 	}
+	return n;
+}
+
+int stackrun_add(struct stackrun *sr, const struct stackrun_sample *smp)
+{
+	struct frame fr[2 * (3 + PROFILE_MAX_DEPTH) + 1 + UNWIND_MAX_DEPTH];
+	int n = 0;
+
+	if (smp->has_waker) {
+		n = thread_frames(sr, fr, smp->waker_comm, smp->waker_pid, smp->waker_gen, false,
+				  smp->wnu, smp->wuips, smp->wnk, smp->wkips);
+		fr[n++] = (struct frame){ "--", FRAME_MARK };
+	}
+	n += thread_frames(sr, fr + n, smp->comm, smp->pid, smp->gen, smp->utrunc, smp->nu,
+			   smp->uips, smp->nk, smp->kips);
 	return stacks_add(sr->stacks, fr, n, smp->value);
 }
 
@@ -344,16 +361,17 @@ static void summary(struct stackrun *sr)
 {
 	const struct sym_stats *st = symbolizer_stats(sr->sym);
 	uint64_t sb_lost = sideband_lost(sr->sb);
+	const char *events = sr->ops->events ? sr->ops->events : "samples";
 	char extra[128] = "";
 
 	if (sb_lost)
 		snprintf(extra, sizeof(extra), ", %llu mmap/exec records lost",
 			 (unsigned long long)sb_lost);
 	fprintf(stderr,
-		"stackscope %s: %llu samples, %zu stacks, %llu lost samples, %llu lost stacks, "
+		"stackscope %s: %llu %s, %zu stacks, %llu lost %s, %llu lost stacks, "
 		"%llu of %llu frames unsymbolized%s%s%s\n",
-		sr->ops->name, (unsigned long long)sr->samples, stacks_count(sr->stacks),
-		(unsigned long long)sr->lost, (unsigned long long)sr->lost_stacks,
+		sr->ops->name, (unsigned long long)sr->samples, events, stacks_count(sr->stacks),
+		(unsigned long long)sr->lost, events, (unsigned long long)sr->lost_stacks,
 		(unsigned long long)st->unsymbolized, (unsigned long long)st->frames, extra,
 		sr->o->output ? ", wrote " : "", sr->o->output ? sr->o->output : "");
 }

@@ -44,6 +44,14 @@ struct stackrun_sample {
 	uint64_t kips[PROFILE_MAX_DEPTH];	/* innermost first */
 	uint64_t uips[UNWIND_MAX_DEPTH];
 	uint64_t value;
+	/* offcpu --wakers: the thread that woke this one, folded first,
+	 * then a "--" frame, then the blocked thread */
+	bool has_waker;
+	uint32_t waker_pid, waker_gen;
+	char waker_comm[17];
+	int wnk, wnu;
+	uint64_t wkips[PROFILE_MAX_DEPTH];
+	uint64_t wuips[PROFILE_MAX_DEPTH];
 };
 
 struct stackrun;
@@ -52,6 +60,7 @@ struct stackrun_ops {
 	const char *name;	/* "profile" */
 	const char *title;	/* "CPU profile" */
 	const char *unit;	/* "samples", "us" */
+	const char *events;	/* what the summary counts: "samples" */
 	const char *subtitle;
 	int cool;		/* off-CPU palette */
 	/* Load and attach; the command exists (gated) and is in the targets. */

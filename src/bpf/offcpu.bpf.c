@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Off-CPU time by kernel + user stack, and optionally by the stacks of
+ * the thread that woke the blocked one.
+ *
+ * The stacks are taken at switch-out from inside this program, so the
+ * kernel stack starts in the tracer (bpf_prog_*, bpf_trace_run4,
+ * __traceiter_sched_switch) above __schedule; user space drops those
+ * frames by symbol, so the count of them never has to be known here. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/offcpu.h"
+#include "bpf/stackmap.bpf.h"
+#include "bpf/procs.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile bool want_kernel = true;
+const volatile bool want_user = true;
+const volatile bool wakers = false;
+const volatile __u32 self_tgid = 0;	/* stackscope itself: never counted */
+const volatile __u32 only_tid = 0;	/* -t */
+const volatile __u32 state_filter = OFFCPU_STATE_ANY;
+const volatile __u32 threads = OFFCPU_THREADS_ANY;
+const volatile __u64 min_ns = 0;
+const volatile __u64 max_ns = ~0ULL;
+
+/* A thread off the CPU: when and where it left. */
+struct start {
+	__u64 ts;
+	__u64 kstack, ustack;
+};
+
+/* Who woke a thread, taken at sched_waking in the waker's context. */
+struct waker {
+	__u32 pid;
+	__u32 gen;
+	__u64 kstack, ustack;
+	char comm[TASK_COMM_LEN_];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct start);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct waker);
+} waking SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 40960);
+	__type(key, struct offcpu_key);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OSTAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline __u64 take_stack(void *ctx, __u64 flags)
+{
+	enum stack_err err;
+	__u64 h = record_stack(ctx, flags, &err);
+
+	if (err == STACK_ERR_GET)
+		stat_inc(OSTAT_STACK_FAILED);
+	else if (err == STACK_ERR_FULL)
+		stat_inc(OSTAT_STACKS_FULL);
+	return h;
+}
+
+static __always_inline bool is_kthread(struct task_struct *t)
+{
+	return t->flags & 0x00200000;	/* PF_KTHREAD */
+}
+
+/* Is this thread one we time? */
+static __always_inline bool wanted(struct task_struct *t)
+{
+	__u32 tgid = t->tgid;
+
+	if (t->pid == 0 || tgid == self_tgid)
+		return false;	/* idle, and ourselves */
+	if (only_tid && t->pid != only_tid)
+		return false;
+	if (threads == OFFCPU_THREADS_USER && is_kthread(t))
+		return false;
+	if (threads == OFFCPU_THREADS_KERNEL && !is_kthread(t))
+		return false;
+	return in_scope(tgid);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tid = prev->pid;
+	struct start *st, s = {};
+
+	/* prev leaves the CPU: this program runs in its context, so its
+	 * stacks are the current ones */
+	if (wanted(prev) &&
+	    (state_filter == OFFCPU_STATE_ANY ||
+	     (state_filter == OFFCPU_STATE_SLEEP && (prev_state & 0xff) == 1) ||
+	     (state_filter == OFFCPU_STATE_DISK && (prev_state & 0xff) == 2))) {
+		s.ts = now;
+		if (want_kernel)
+			s.kstack = take_stack(ctx, 0);
+		if (want_user && !is_kthread(prev))
+			s.ustack = take_stack(ctx, BPF_F_USER_STACK);
+		if (bpf_map_update_elem(&starts, &tid, &s, BPF_ANY))
+			stat_inc(OSTAT_STARTS_FULL);
+		else
+			stat_inc(OSTAT_SWITCHES);
+	}
+
+	/* next comes back: count the time it was away */
+	tid = next->pid;
+	st = bpf_map_lookup_elem(&starts, &tid);
+	if (st) {
+		__u64 delta = now - st->ts, one, *cnt;
+		struct offcpu_key key = {};
+
+		key.kstack = st->kstack;
+		key.ustack = st->ustack;
+		bpf_map_delete_elem(&starts, &tid);
+		if (delta < min_ns || delta > max_ns)
+			return 0;
+		key.pid = next->tgid;
+		key.tid = tid;
+		key.gen = gen_of(key.pid);
+		BPF_CORE_READ_STR_INTO(&key.comm, next, comm);
+		if (wakers) {
+			struct waker *w = bpf_map_lookup_elem(&waking, &tid);
+
+			if (w) {
+				key.waker_pid = w->pid;
+				key.waker_gen = w->gen;
+				key.waker_kstack = w->kstack;
+				key.waker_ustack = w->ustack;
+				__builtin_memcpy(key.waker_comm, w->comm, sizeof(key.waker_comm));
+				bpf_map_delete_elem(&waking, &tid);
+			}
+		}
+		stat_inc(OSTAT_INTERVALS);
+		cnt = bpf_map_lookup_elem(&counts, &key);
+		if (cnt) {
+			__sync_fetch_and_add(cnt, delta);
+			return 0;
+		}
+		one = delta;
+		if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST) == 0)
+			return 0;
+		cnt = bpf_map_lookup_elem(&counts, &key);
+		if (cnt)
+			__sync_fetch_and_add(cnt, delta);
+		else
+			stat_inc(OSTAT_DROPPED);
+	}
+	return 0;
+}
+
+/* The waker's stacks, for --wakers: sched_waking runs in its context. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 tid = p->pid;
+	struct waker w = {};
+
+	if (!wakers || !bpf_map_lookup_elem(&starts, &tid))
+		return 0;
+	w.pid = cur->tgid;
+	w.gen = gen_of(w.pid);
+	bpf_get_current_comm(w.comm, sizeof(w.comm));
+	if (want_kernel)
+		w.kstack = take_stack(ctx, 0);
+	if (want_user && !is_kthread(cur) && cur->pid != 0)
+		w.ustack = take_stack(ctx, BPF_F_USER_STACK);
+	bpf_map_update_elem(&waking, &tid, &w, BPF_ANY);
+	return 0;
+}

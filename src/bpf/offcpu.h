@@ -1,0 +1,43 @@
+/* Layouts shared by offcpu.bpf.c and cmd/offcpu.c.
+ *
+ * At a context switch the outgoing thread's time and stacks are kept in
+ * `starts`; when it runs again the blocked time is added, in the kernel,
+ * to counts[offcpu_key].  With wakers, the stacks of the thread that woke
+ * it (taken at sched_waking) are part of the key. */
+#ifndef STACKSCOPE_BPF_OFFCPU_H
+#define STACKSCOPE_BPF_OFFCPU_H
+#include "bpf/profile.h"
+
+struct offcpu_key {
+	__u32 pid, tid;		/* the blocked thread */
+	__u32 gen;
+	__u32 waker_pid;	/* 0 without --wakers or when unknown */
+	__u32 waker_gen;
+	__u32 pad;
+	__u64 kstack, ustack;	/* handles into `stacks` (blocked thread) */
+	__u64 waker_kstack, waker_ustack;
+	char comm[TASK_COMM_LEN_];
+	char waker_comm[TASK_COMM_LEN_];
+};
+
+/* --state: which task states at switch-out count */
+#define OFFCPU_STATE_ANY 0
+#define OFFCPU_STATE_SLEEP 1	/* TASK_INTERRUPTIBLE */
+#define OFFCPU_STATE_DISK 2	/* TASK_UNINTERRUPTIBLE */
+
+/* -u / -k */
+#define OFFCPU_THREADS_ANY 0
+#define OFFCPU_THREADS_USER 1
+#define OFFCPU_THREADS_KERNEL 2
+
+enum offcpu_stat {
+	OSTAT_SWITCHES,		/* switch-outs recorded */
+	OSTAT_STARTS_FULL,	/* a switch-out not recorded: `starts` full */
+	OSTAT_DROPPED,		/* a blocked interval not counted: `counts` full */
+	OSTAT_STACK_FAILED,	/* bpf_get_stack() errors */
+	OSTAT_STACKS_FULL,	/* `stacks` full */
+	OSTAT_INTERVALS,	/* blocked intervals counted */
+	OSTAT_NR,
+};
+
+#endif

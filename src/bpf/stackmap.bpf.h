@@ -1,0 +1,90 @@
+/* Stacks stored once under a 64-bit hash of their pcs, shared by every
+ * program that aggregates by stack (profile, offcpu).  Included once per
+ * BPF object: it defines the `stacks` and `stack_scratch` maps. */
+#ifndef STACKSCOPE_BPF_STACKMAP_BPF_H
+#define STACKSCOPE_BPF_STACKMAP_BPF_H
+#include "bpf/profile.h"
+
+#ifndef EFAULT
+#define EFAULT 14
+#endif
+#ifndef EEXIST
+#define EEXIST 17
+#endif
+
+/* Preallocated: an allocation from interrupt context (BPF_F_NO_PREALLOC)
+ * can fail while the allocator refills, losing stacks early in a run.
+ * 16384 x ~1 KiB = 17 MiB of kernel memory for the run. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct profile_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct profile_stack);
+} stack_scratch SEC(".maps");
+
+enum stack_err {
+	STACK_OK,
+	STACK_ERR_GET,		/* bpf_get_stack() failed */
+	STACK_ERR_FULL,		/* `stacks` full */
+};
+
+/* 64-bit FNV-1a over the words, then a final avalanche (murmur3 fmix64). */
+static __always_inline __u64 hash_ips(const struct profile_stack *st, __u64 seed)
+{
+	__u64 h = 0xcbf29ce484222325ULL ^ seed;
+
+	for (int i = 0; i < PROFILE_MAX_DEPTH; i++) {
+		if (i >= (int)st->nr)
+			break;
+		h ^= st->ips[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h | STACK_HASH_BIT;
+}
+
+/* The current task's kernel stack (flags 0) or user stack
+ * (BPF_F_USER_STACK), stored; returns its handle, STACK_NONE or
+ * STACK_LOST with *err saying why. */
+static __always_inline __u64 record_stack(void *ctx, __u64 flags, enum stack_err *err)
+{
+	__u32 zero = 0;
+	struct profile_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	long n;
+	__u64 h;
+
+	*err = STACK_OK;
+	if (!st)
+		return STACK_LOST;
+	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	if (n < 0) {
+		/* a kernel thread has no user stack: that is not a loss */
+		if ((flags & BPF_F_USER_STACK) && n == -EFAULT)
+			return STACK_NONE;
+		*err = STACK_ERR_GET;
+		return STACK_LOST;
+	}
+	st->nr = n / sizeof(__u64);
+	if (st->nr == 0)
+		return STACK_NONE;
+	h = hash_ips(st, flags);
+	n = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
+	if (n && n != -EEXIST) {
+		*err = STACK_ERR_FULL;
+		return STACK_LOST;
+	}
+	return h;
+}
+
+#endif

@@ -10,13 +10,13 @@
 #include "bpf/profile.h"
 #include "bpf/stackmap.bpf.h"
 #include "bpf/procs.bpf.h"
+#include "bpf/snapshot.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool want_kernel = true;
 const volatile bool want_user = true;
 const volatile __u32 ustack_mode = USTACK_FP;
-const volatile __u32 snapshot_bytes = 16384;	/* <= SNAPSHOT_MAX, power of 2 */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -33,7 +33,7 @@ struct {
 
 struct snapshot_buf {
 	struct profile_snapshot hdr;
-	__u8 data[SNAPSHOT_MAX + 4096];	/* slack: the verifier sees copied + chunk */
+	__u8 data[SNAPSHOT_BUF];
 };
 
 /* One buffer per CPU, indexed by CPU number (a per-CPU array's values
@@ -74,21 +74,15 @@ static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 fail_stat)
 	return h;
 }
 
-#define PAGE 4096
-
-/* Queues the user registers and a copy of the user stack from sp upwards,
- * at most snapshot_bytes.  The copy goes page by page and stops at the
- * first page that cannot be read: the end of the stack mapping, found
- * without looking it up (one read across it would fail as a whole).
- * Returns 0; 1 when there is no user stack (the sample is counted in the
+/* Queues the user registers and a copy of the user stack from sp upwards
+ * (copy_user_stack()).  Returns 0; 1 when there is no user stack (the sample is counted in the
  * kernel with its kernel stack only); -1 when it is counted with its user
  * stack lost. */
 static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 					  struct task_struct *task,
 					  const struct profile_key *key)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 copied = 0, chunk, n;
+	__u32 cpu = bpf_get_smp_processor_id(), copied;
 	struct snapshot_buf *b;
 	struct pt_regs *regs;
 	__u64 sp;
@@ -113,25 +107,7 @@ static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 		b->hdr.bp = BPF_CORE_READ(regs, bp);
 	}
 	sp = b->hdr.sp;
-	chunk = PAGE - (sp & (PAGE - 1));
-	b->hdr.flags = 0;
-	for (int i = 0; i < SNAPSHOT_MAX / PAGE + 1; i++) {
-		if (copied >= snapshot_bytes) {
-			b->hdr.flags = SNAP_SHORT;
-			break;
-		}
-		if (chunk > snapshot_bytes - copied)
-			chunk = snapshot_bytes - copied;
-		/* bounds in a form the verifier follows */
-		n = chunk & (2 * PAGE - 1);
-		copied &= 2 * SNAPSHOT_MAX - 1;
-		if (copied >= SNAPSHOT_MAX || n == 0 || n > PAGE)
-			break;
-		if (bpf_probe_read_user(b->data + copied, n, (void *)(sp + copied)))
-			break;
-		copied += n;
-		chunk = PAGE;
-	}
+	copied = copy_user_stack(b->data, sp, &b->hdr.flags);
 	if (copied == 0) {
 		/* exiting or in execve: the address space is being torn down,
 		 * there is no user stack to lose */

@@ -183,7 +183,10 @@ static int on_snapshot(void *ctx, void *data, size_t size)
 			 &trunc);
 	memcpy(comm, h->comm, 16);
 	comm[16] = 0;
-	err = stackagg_add(r->agg, h->pid, h->gen, comm, h->kstack, ips, n, trunc, 1);
+	err = stackagg_add(r->agg,
+			   &(struct stackagg_key){ .pid = h->pid, .gen = h->gen, .comm = comm,
+						   .kstack = h->kstack },
+			   ips, n, trunc, 1);
 	if (err && !r->err)
 		r->err = err;
 	return 0;

@@ -33,8 +33,10 @@ void stackagg_free(struct stackagg *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->n; i++)
+	for (size_t i = 0; i < a->n; i++) {
 		free(a->v[i].ips);
+		free(a->v[i].extra);
+	}
 	free(a->v);
 	free(a->slots);
 	free(a->hashes);
@@ -51,11 +53,13 @@ const struct stackagg_entry *stackagg_get(const struct stackagg *a, size_t i)
 	return i < a->n ? &a->v[i] : NULL;
 }
 
-static bool same(const struct stackagg_entry *e, uint32_t pid, uint32_t gen, const char *comm,
-		 uint64_t kstack, const uint64_t *ips, int n, bool truncated)
+static bool same(const struct stackagg_entry *e, const struct stackagg_key *k,
+		 const uint64_t *ips, int n, bool truncated)
 {
-	return e->pid == pid && e->gen == gen && e->kstack == kstack && e->n == n &&
-	       e->truncated == truncated && !strncmp(e->comm, comm, 16) &&
+	return e->pid == k->pid && e->gen == k->gen && e->kstack == k->kstack && e->n == n &&
+	       e->truncated == truncated && !strncmp(e->comm, k->comm, 16) &&
+	       e->extra_len == k->extra_len &&
+	       (!k->extra_len || !memcmp(e->extra, k->extra, k->extra_len)) &&
 	       !memcmp(e->ips, ips, n * sizeof(*ips));
 }
 
@@ -88,20 +92,23 @@ static int grow(struct stackagg *a)
 	return 0;
 }
 
-int stackagg_add(struct stackagg *a, uint32_t pid, uint32_t gen, const char *comm,
-		 uint64_t kstack, const uint64_t *ips, int n, bool truncated, uint64_t value)
+int stackagg_add(struct stackagg *a, const struct stackagg_key *k, const uint64_t *ips, int n,
+		 bool truncated, uint64_t value)
 {
-	uint64_t key[3] = { ((uint64_t)pid << 32) | gen, kstack, (uint64_t)n << 1 | truncated };
+	uint64_t key[3] = { ((uint64_t)k->pid << 32) | k->gen, k->kstack,
+			    (uint64_t)n << 1 | truncated };
 	uint64_t h = hash_block(ips, n * sizeof(*ips), hash_bytes(key, sizeof(key), 0));
 	struct stackagg_entry *e;
 	size_t j;
 
-	h = hash_bytes(comm, strnlen(comm, 16), h);
+	h = hash_bytes(k->comm, strnlen(k->comm, 16), h);
+	if (k->extra_len)
+		h = hash_block(k->extra, k->extra_len, h);
 	if (a->n * 2 >= a->nslots && grow(a))
 		return -ENOMEM;
 	for (j = h & (a->nslots - 1); a->slots[j]; j = (j + 1) & (a->nslots - 1)) {
 		e = &a->v[a->slots[j] - 1];
-		if (a->hashes[j] == h && same(e, pid, gen, comm, kstack, ips, n, truncated)) {
+		if (a->hashes[j] == h && same(e, k, ips, n, truncated)) {
 			e->value += value;
 			return 0;
 		}
@@ -117,14 +124,20 @@ int stackagg_add(struct stackagg *a, uint32_t pid, uint32_t gen, const char *com
 	}
 	e = &a->v[a->n];
 	*e = (struct stackagg_entry){
-		.pid = pid, .gen = gen, .truncated = truncated, .kstack = kstack,
-		.value = value, .n = n,
+		.pid = k->pid, .gen = k->gen, .truncated = truncated, .kstack = k->kstack,
+		.value = value, .n = n, .extra_len = k->extra_len,
 	};
-	strncpy(e->comm, comm, 16);
+	strncpy(e->comm, k->comm, 16);
 	e->comm[16] = 0;
 	e->ips = malloc((n ? n : 1) * sizeof(*ips));
-	if (!e->ips)
+	e->extra = k->extra_len ? malloc(k->extra_len) : NULL;
+	if (!e->ips || (k->extra_len && !e->extra)) {
+		free(e->ips);
+		free(e->extra);
 		return -ENOMEM;
+	}
+	if (k->extra_len)
+		memcpy(e->extra, k->extra, k->extra_len);
 	memcpy(e->ips, ips, n * sizeof(*ips));
 	a->n++;
 	a->slots[j] = a->n;

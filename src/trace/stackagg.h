@@ -16,13 +16,24 @@ struct stackagg_entry {
 	uint64_t value;
 	int n;
 	uint64_t *ips;		/* user pcs, innermost first; owned */
+	void *extra;		/* more key bytes (e.g. a waker), owned */
+	size_t extra_len;
+};
+
+/* What a sample is counted under, besides its user stack. */
+struct stackagg_key {
+	uint32_t pid, gen;
+	const char *comm;
+	uint64_t kstack;
+	const void *extra;	/* compared bytewise; may be NULL */
+	size_t extra_len;
 };
 
 struct stackagg;
 struct stackagg *stackagg_new(void);
 void stackagg_free(struct stackagg *a);
-int stackagg_add(struct stackagg *a, uint32_t pid, uint32_t gen, const char *comm,
-		 uint64_t kstack, const uint64_t *ips, int n, bool truncated, uint64_t value);
+int stackagg_add(struct stackagg *a, const struct stackagg_key *k, const uint64_t *ips, int n,
+		 bool truncated, uint64_t value);
 size_t stackagg_count(const struct stackagg *a);
 const struct stackagg_entry *stackagg_get(const struct stackagg *a, size_t i);
 

@@ -13,6 +13,7 @@
 #include "bpf/offcpu.h"
 #include "bpf/stackmap.bpf.h"
 #include "bpf/procs.bpf.h"
+#include "bpf/snapshot.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -25,11 +26,21 @@ const volatile __u32 state_filter = OFFCPU_STATE_ANY;
 const volatile __u32 threads = OFFCPU_THREADS_ANY;
 const volatile __u64 min_ns = 0;
 const volatile __u64 max_ns = ~0ULL;
+const volatile __u32 ustack_mode = USTACK_FP;	/* USTACK_SNAPSHOT: deferred */
 
 /* A thread off the CPU: when and where it left. */
 struct start {
 	__u64 ts;
 	__u64 kstack, ustack;
+	__u64 uip, usp;		/* user registers then (snapshot mode) */
+};
+
+/* A counted interval waiting for its thread to return to user space,
+ * where its user stack is copied (snapshot mode). */
+struct pending {
+	struct offcpu_key key;
+	__u64 ns;
+	__u64 uip, usp;
 };
 
 /* Who woke a thread, taken at sched_waking in the waker's context. */
@@ -60,6 +71,31 @@ struct {
 	__type(key, struct offcpu_key);
 	__type(value, __u64);
 } counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct pending);
+} pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 * 1024 * 1024);
+} snapshots SEC(".maps");
+
+struct offcpu_snapshot_buf {
+	struct offcpu_snapshot hdr;
+	__u8 data[SNAPSHOT_BUF];
+};
+
+/* one per CPU, indexed by CPU number; sized at load */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_snapshot_buf);
+} snapshot_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -109,6 +145,55 @@ static __always_inline bool wanted(struct task_struct *t)
 	return in_scope(tgid);
 }
 
+static __always_inline void count(const struct offcpu_key *key, __u64 delta)
+{
+	__u64 one = delta, *cnt = bpf_map_lookup_elem(&counts, key);
+
+	if (cnt) {
+		__sync_fetch_and_add(cnt, delta);
+		return;
+	}
+	if (bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST) == 0)
+		return;
+	cnt = bpf_map_lookup_elem(&counts, key);
+	if (cnt)
+		__sync_fetch_and_add(cnt, delta);
+	else
+		stat_inc(OSTAT_DROPPED);
+}
+
+/* Snapshot mode: the interval waits for its thread's return to user
+ * space.  A thread that blocks again at the same place before that (one
+ * syscall, several waits) adds to it; anything else flushes the older
+ * interval with its frame-pointer stack. */
+static __always_inline void defer(const struct offcpu_key *key, __u64 delta, __u64 uip, __u64 usp)
+{
+	__u32 tid = key->tid;
+	struct pending *p = bpf_map_lookup_elem(&pending, &tid), n = {};
+
+	if (p) {
+		/* same place, same stacks, same waker (pid, tid, gen and
+		 * comm follow from the thread) */
+		if (p->uip == uip && p->usp == usp && p->key.kstack == key->kstack &&
+		    p->key.ustack == key->ustack && p->key.waker_pid == key->waker_pid &&
+		    p->key.waker_kstack == key->waker_kstack &&
+		    p->key.waker_ustack == key->waker_ustack) {
+			__sync_fetch_and_add(&p->ns, delta);
+			return;
+		}
+		count(&p->key, p->ns);
+		stat_inc(OSTAT_FALLBACK);
+	}
+	n.key = *key;
+	n.ns = delta;
+	n.uip = uip;
+	n.usp = usp;
+	if (bpf_map_update_elem(&pending, &tid, &n, BPF_ANY)) {
+		count(key, delta);
+		stat_inc(OSTAT_PENDING_FULL);
+	}
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -126,8 +211,17 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		s.ts = now;
 		if (want_kernel)
 			s.kstack = take_stack(ctx, 0);
-		if (want_user && !is_kthread(prev))
+		if (want_user && !is_kthread(prev)) {
 			s.ustack = take_stack(ctx, BPF_F_USER_STACK);
+			if (ustack_mode == USTACK_SNAPSHOT) {
+				struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+
+				if (regs) {
+					s.uip = BPF_CORE_READ(regs, ip);
+					s.usp = BPF_CORE_READ(regs, sp);
+				}
+			}
+		}
 		if (bpf_map_update_elem(&starts, &tid, &s, BPF_ANY))
 			stat_inc(OSTAT_STARTS_FULL);
 		else
@@ -138,7 +232,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	tid = next->pid;
 	st = bpf_map_lookup_elem(&starts, &tid);
 	if (st) {
-		__u64 delta = now - st->ts, one, *cnt;
+		__u64 delta = now - st->ts, uip = st->uip, usp = st->usp;
 		struct offcpu_key key = {};
 
 		key.kstack = st->kstack;
@@ -163,20 +257,56 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			}
 		}
 		stat_inc(OSTAT_INTERVALS);
-		cnt = bpf_map_lookup_elem(&counts, &key);
-		if (cnt) {
-			__sync_fetch_and_add(cnt, delta);
-			return 0;
-		}
-		one = delta;
-		if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST) == 0)
-			return 0;
-		cnt = bpf_map_lookup_elem(&counts, &key);
-		if (cnt)
-			__sync_fetch_and_add(cnt, delta);
+		if (ustack_mode == USTACK_SNAPSHOT && usp)
+			defer(&key, delta, uip, usp);
 		else
-			stat_inc(OSTAT_DROPPED);
+			count(&key, delta);
 	}
+	return 0;
+}
+
+/* Snapshot mode: a thread returns to user space from a syscall; if it
+ * has an interval pending and is where it was when it blocked, its user
+ * stack is the one it blocked with: copy it now, in its own context. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), cpu;
+	struct offcpu_snapshot_buf *b;
+	struct pending *p;
+	__u32 size;
+
+	if (ustack_mode != USTACK_SNAPSHOT)
+		return 0;
+	p = bpf_map_lookup_elem(&pending, &tid);
+	if (!p)
+		return 0;
+	cpu = bpf_get_smp_processor_id();
+	b = bpf_map_lookup_elem(&snapshot_scratch, &cpu);
+	if (!b || regs->ip != p->uip || regs->sp != p->usp)
+		goto fallback;
+	size = copy_user_stack(b->data, regs->sp, &b->hdr.flags);
+	if (!size || size > SNAPSHOT_MAX)
+		goto fallback;
+	b->hdr.key = p->key;
+	b->hdr.ns = p->ns;
+	b->hdr.ip = regs->ip;
+	b->hdr.sp = regs->sp;
+	b->hdr.bp = regs->bp;
+	b->hdr.size = size;
+	if (bpf_ringbuf_output(&snapshots, b, sizeof(b->hdr) + size,
+			       bpf_ringbuf_query(&snapshots, BPF_RB_AVAIL_DATA) > 2 * 1024 * 1024
+				       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
+		stat_inc(OSTAT_RING_FULL);
+		goto fallback;
+	}
+	stat_inc(OSTAT_SNAPSHOTS);
+	bpf_map_delete_elem(&pending, &tid);
+	return 0;
+fallback:
+	count(&p->key, p->ns);
+	stat_inc(OSTAT_FALLBACK);
+	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 }
 

@@ -20,6 +20,19 @@ struct offcpu_key {
 	char waker_comm[TASK_COMM_LEN_];
 };
 
+/* A blocked interval whose user stack was taken when the thread returned
+ * to user space (deferred: at sys_exit, its own context, the stack as it
+ * was when it blocked), queued through the `snapshots` ring buffer,
+ * followed by `size` bytes of stack from `sp`.  key.ustack holds the
+ * frame-pointer stack taken at switch-out, unused here. */
+struct offcpu_snapshot {
+	struct offcpu_key key;
+	__u64 ns;		/* blocked time */
+	__u64 ip, sp, bp;	/* user registers */
+	__u32 size;
+	__u32 flags;		/* SNAP_* */
+};
+
 /* --state: which task states at switch-out count */
 #define OFFCPU_STATE_ANY 0
 #define OFFCPU_STATE_SLEEP 1	/* TASK_INTERRUPTIBLE */
@@ -37,6 +50,11 @@ enum offcpu_stat {
 	OSTAT_STACK_FAILED,	/* bpf_get_stack() errors */
 	OSTAT_STACKS_FULL,	/* `stacks` full */
 	OSTAT_INTERVALS,	/* blocked intervals counted */
+	OSTAT_SNAPSHOTS,	/* ... of which with a deferred user stack */
+	OSTAT_FALLBACK,		/* ... with the frame-pointer stack: the thread
+				 * did not return to user space where it blocked */
+	OSTAT_RING_FULL,	/* a snapshot not queued: `snapshots` full */
+	OSTAT_PENDING_FULL,	/* `pending` full: counted with the fp stack */
 	OSTAT_NR,
 };
 

@@ -18,11 +18,14 @@
 #include "cmd/stackrun.h"
 #include "offcpu.skel.h"
 #include "bpf/offcpu.h"
+#include "trace/stackagg.h"
+#include "unwind/unwind.h"
 
 static const char usage_text[] =
 "usage: stackscope offcpu [-p PID[,PID...]] [-t TID] [-d SECONDS] [-m MIN_US] [-M MAX_US]\n"
 "                         [-u | -k] [-U | -K] [--state any|sleep|disk] [--wakers]\n"
-"                         [-o FILE] [--format svg|folded] [--offsets] [-- CMD ARGS...]\n"
+"                         [-o FILE] [--format svg|folded] [--offsets]\n"
+"                         [--unwind auto|fp|tables] [--stack-size BYTES] [-- CMD ARGS...]\n"
 "\n"
 "Time threads spend off the CPU (blocked, sleeping, preempted), by the kernel +\n"
 "user stack at which they left it.  Folded values are microseconds.\n"
@@ -40,6 +43,11 @@ static const char usage_text[] =
 "  -o FILE          SVG flame graph if FILE ends in .svg, else folded\n"
 "  --format FMT     svg or folded\n"
 "  --offsets        kernel frames as func+0xOFF\n"
+"  --unwind MODE    user stacks: auto (default: unwind tables where the binary has\n"
+"                   them, frame pointers elsewhere; the stack is copied when the\n"
+"                   thread returns from its syscall), fp (frame pointers, walked\n"
+"                   in the kernel when the thread blocks), tables\n"
+"  --stack-size N   bytes of user stack copied per wait (default 16384)\n"
 "  -v               say more\n"
 "  -- CMD ARGS...   run CMD (and its children), gated until tracing is live\n";
 
@@ -50,8 +58,21 @@ struct offcpu_run {
 	int threads;		/* OFFCPU_THREADS_* */
 	int state;		/* OFFCPU_STATE_* */
 	bool wakers;
+	enum unwind_mode unwind;
+	long stack_size;
 	struct offcpu_bpf *skel;
+	struct ring_buffer *rb;		/* deferred user-stack snapshots */
+	struct unwinder *uw;
+	struct stackagg *agg;		/* waits unwound here, in ns */
+	int err;
 	uint64_t tiny;		/* stacks under half a microsecond in all */
+};
+
+/* The waker half of a key, kept with a wait unwound in user space. */
+struct waker_extra {
+	__u32 pid, gen;
+	__u64 kstack, ustack;
+	char comm[TASK_COMM_LEN_];
 };
 
 static int parse_args(struct offcpu_run *r, int argc, char **argv)
@@ -61,12 +82,15 @@ static int parse_args(struct offcpu_run *r, int argc, char **argv)
 		{ "offsets", no_argument, NULL, 'O' },
 		{ "state", required_argument, NULL, 's' },
 		{ "wakers", no_argument, NULL, 'w' },
+		{ "unwind", required_argument, NULL, 'W' },
+		{ "stack-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	int c;
 
 	r->max_us = -1;
+	r->stack_size = 16384;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:t:d:m:M:ukUKo:vh", longopts, NULL)) != -1) {
 		int err = stackrun_parse_opt(&r->o, c, optarg);
@@ -116,6 +140,18 @@ static int parse_args(struct offcpu_run *r, int argc, char **argv)
 		case 'w':
 			r->wakers = true;
 			break;
+		case 'W':
+			if (unwind_mode_parse(optarg, &r->unwind)) {
+				msg("--unwind %s: expected auto, fp or tables", optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			if (parse_long(optarg, 512, SNAPSHOT_MAX, &r->stack_size)) {
+				msg("--stack-size %s: expected bytes, 512 to %d", optarg, SNAPSHOT_MAX);
+				return 2;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return -1;
@@ -133,6 +169,62 @@ static int parse_args(struct offcpu_run *r, int argc, char **argv)
 		return 2;
 	}
 	return stackrun_finish_opts(&r->o, argc - optind, argv + optind);
+}
+
+static bool snapshots_on(const struct offcpu_run *r)
+{
+	return r->unwind != UNWIND_FP && !r->o.kernel_only && r->threads != OFFCPU_THREADS_KERNEL;
+}
+
+/* A wait with its user stack copied at syscall exit: unwind it now,
+ * while the process's mappings are current. */
+static int on_snapshot(void *ctx, void *data, size_t size)
+{
+	struct offcpu_run *r = ctx;
+	const struct offcpu_snapshot *h = data;
+	const struct offcpu_key *k = &h->key;
+	struct waker_extra w = {};
+	uint64_t ips[UNWIND_MAX_DEPTH];
+	struct unwind_regs regs;
+	char comm[17];
+	bool trunc;
+	int n, err;
+
+	if (size < sizeof(*h) || h->size > size - sizeof(*h))
+		return 0;
+	regs = (struct unwind_regs){ h->ip, h->sp, h->bp };
+	n = unwind_stack(r->uw, k->pid, k->gen, &regs, h + 1, h->size, ips, UNWIND_MAX_DEPTH,
+			 &trunc);
+	memcpy(comm, k->comm, 16);
+	comm[16] = 0;
+	if (r->wakers) {
+		w.pid = k->waker_pid;
+		w.gen = k->waker_gen;
+		w.kstack = k->waker_kstack;
+		w.ustack = k->waker_ustack;
+		memcpy(w.comm, k->waker_comm, sizeof(w.comm));
+	}
+	err = stackagg_add(r->agg,
+			   &(struct stackagg_key){ .pid = k->pid, .gen = k->gen, .comm = comm,
+						   .kstack = k->kstack, .extra = &w,
+						   .extra_len = r->wakers ? sizeof(w) : 0 },
+			   ips, n, trunc, h->ns);
+	if (err && !r->err)
+		r->err = err;
+	return 0;
+}
+
+static int poll_snapshots(struct stackrun *sr, void *ctx)
+{
+	struct offcpu_run *r = ctx;
+	int n;
+
+	if (!r->rb)
+		return 0;
+	n = ring_buffer__consume(r->rb);
+	if (n < 0 && !r->err)
+		r->err = n;
+	return 0;
 }
 
 static int setup(struct stackrun *sr, void *ctx)
@@ -160,6 +252,14 @@ static int setup(struct stackrun *sr, void *ctx)
 	skel->rodata->max_ns = r->max_us < 0 ? ~0ULL : (uint64_t)r->max_us * 1000;
 	if (!r->wakers)
 		bpf_program__set_autoload(skel->progs.on_waking, false);
+	if (snapshots_on(r)) {
+		skel->rodata->ustack_mode = USTACK_SNAPSHOT;
+		skel->rodata->snapshot_bytes = r->stack_size;
+		bpf_map__set_max_entries(skel->maps.snapshot_scratch, libbpf_num_possible_cpus());
+	} else {
+		bpf_program__set_autoload(skel->progs.on_sys_exit, false);
+		bpf_map__set_max_entries(skel->maps.snapshots, 4096);
+	}
 	err = offcpu_bpf__load(skel);
 	if (err) {
 		msg("cannot load the offcpu BPF programs: %s (-v shows the verifier log)",
@@ -169,6 +269,19 @@ static int setup(struct stackrun *sr, void *ctx)
 	err = stackrun_fill_targets(sr, bpf_map__fd(skel->maps.targets));
 	if (err)
 		return err;
+	if (snapshots_on(r)) {
+		r->uw = unwinder_new(stackrun_proctab(sr), stackrun_symcache(sr), r->unwind);
+		r->agg = stackagg_new();
+		r->rb = ring_buffer__new(bpf_map__fd(skel->maps.snapshots), on_snapshot, r, NULL);
+		if (!r->uw || !r->agg || !r->rb) {
+			err = -errno;
+			msg("user-stack snapshots: %s", strerror(-err));
+			return err;
+		}
+		err = stackrun_watch_fd(sr, ring_buffer__epoll_fd(r->rb));
+		if (err)
+			return err;
+	}
 	err = offcpu_bpf__attach(skel);
 	if (err) {
 		msg("tp_btf sched_switch: attach failed: %s", strerror(-err));
@@ -183,6 +296,8 @@ static void stop(struct stackrun *sr, void *ctx)
 
 	offcpu_bpf__detach(r->skel);
 }
+
+static int read_stack(int fd, __u64 handle, uint64_t *ips);
 
 static uint64_t stat_sum(struct offcpu_run *r, enum offcpu_stat idx)
 {
@@ -212,55 +327,115 @@ static int read_stack(int fd, __u64 handle, uint64_t *ips)
 	return st.nr;
 }
 
+/* One wait (or sum of waits) as stackrun wants it; uips/nu from the
+ * caller when the user stack was unwound here, else read by handle. */
+static int add_wait(struct stackrun *sr, struct offcpu_run *r, const struct offcpu_key *key,
+		    __u64 ns, const uint64_t *uips, int nu, bool utrunc)
+{
+	int stacks_fd = bpf_map__fd(r->skel->maps.stacks);
+	static struct stackrun_sample smp;
+
+	memset(&smp, 0, sizeof(smp));
+	smp.pid = key->pid;
+	smp.gen = key->gen;
+	smp.value = (ns + 500) / 1000;	/* microseconds */
+	if (!smp.value) {
+		r->tiny++;
+		return 0;
+	}
+	memcpy(smp.comm, key->comm, sizeof(key->comm));
+	smp.nk = read_stack(stacks_fd, key->kstack, smp.kips);
+	if (uips) {
+		smp.nu = nu;
+		smp.utrunc = utrunc;
+		memcpy(smp.uips, uips, nu * sizeof(*uips));
+	} else {
+		smp.nu = read_stack(stacks_fd, key->ustack, smp.uips);
+		smp.utrunc = smp.nu == PROFILE_MAX_DEPTH;
+	}
+	if (r->wakers) {
+		smp.has_waker = true;
+		smp.waker_pid = key->waker_pid;
+		smp.waker_gen = key->waker_gen;
+		if (key->waker_pid || key->waker_comm[0]) {
+			memcpy(smp.waker_comm, key->waker_comm, sizeof(key->waker_comm));
+			smp.wnk = read_stack(stacks_fd, key->waker_kstack, smp.wkips);
+			smp.wnu = read_stack(stacks_fd, key->waker_ustack, smp.wuips);
+		} else {
+			strcpy(smp.waker_comm, "[no waker]");
+		}
+	}
+	return stackrun_add(sr, &smp);
+}
+
 static int collect(struct stackrun *sr, void *ctx)
 {
 	struct offcpu_run *r = ctx;
 	int counts_fd = bpf_map__fd(r->skel->maps.counts);
-	int stacks_fd = bpf_map__fd(r->skel->maps.stacks);
+	int pending_fd = bpf_map__fd(r->skel->maps.pending);
 	struct offcpu_key key, next, *prev = NULL;
-	static struct stackrun_sample smp;
+	__u32 tid, ntid, *ptid = NULL;
+	uint64_t leftover = 0;
 	__u64 ns;
 	int err;
 
+	/* waits counted in the kernel, with frame-pointer user stacks */
 	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(counts_fd, &key, &ns))
 			continue;
-		memset(&smp, 0, sizeof(smp));
-		smp.pid = key.pid;
-		smp.gen = key.gen;
-		smp.value = (ns + 500) / 1000;	/* microseconds */
-		if (!smp.value) {
-			r->tiny++;
-			continue;
-		}
-		memcpy(smp.comm, key.comm, sizeof(key.comm));
-		smp.nk = read_stack(stacks_fd, key.kstack, smp.kips);
-		smp.nu = read_stack(stacks_fd, key.ustack, smp.uips);
-		smp.utrunc = smp.nu == PROFILE_MAX_DEPTH;
-		if (r->wakers) {
-			smp.has_waker = true;
-			smp.waker_pid = key.waker_pid;
-			smp.waker_gen = key.waker_gen;
-			if (key.waker_pid || key.waker_comm[0]) {
-				memcpy(smp.waker_comm, key.waker_comm, sizeof(key.waker_comm));
-				smp.wnk = read_stack(stacks_fd, key.waker_kstack, smp.wkips);
-				smp.wnu = read_stack(stacks_fd, key.waker_ustack, smp.wuips);
-			} else {
-				strcpy(smp.waker_comm, "[no waker]");
-			}
-		}
-		err = stackrun_add(sr, &smp);
+		err = add_wait(sr, r, &key, ns, NULL, 0, false);
 		if (err)
 			return err;
 	}
-	debug("%llu switch-outs, %llu intervals counted, %llu stacks under 0.5 us in all left out; "
-	      "starts map full %llu, counts full %llu, stack errors %llu, stacks full %llu",
+	/* waits whose user stack was copied at syscall exit */
+	for (size_t i = 0; r->agg && i < stackagg_count(r->agg); i++) {
+		const struct stackagg_entry *e = stackagg_get(r->agg, i);
+		struct offcpu_key k = { .pid = e->pid, .gen = e->gen, .kstack = e->kstack };
+
+		memcpy(k.comm, e->comm, sizeof(k.comm));
+		if (e->extra_len == sizeof(struct waker_extra)) {
+			const struct waker_extra *w = e->extra;
+
+			k.waker_pid = w->pid;
+			k.waker_gen = w->gen;
+			k.waker_kstack = w->kstack;
+			k.waker_ustack = w->ustack;
+			memcpy(k.waker_comm, w->comm, sizeof(k.waker_comm));
+		}
+		err = add_wait(sr, r, &k, e->value, e->ips, e->n, e->truncated);
+		if (err)
+			return err;
+	}
+	/* waits still pending (the thread never went back to user space
+	 * where it blocked before the end): their frame-pointer stacks */
+	while (snapshots_on(r) && bpf_map_get_next_key(pending_fd, ptid, &ntid) == 0) {
+		struct { struct offcpu_key key; __u64 ns, uip, usp; } p;
+
+		tid = ntid;
+		ptid = &tid;
+		if (bpf_map_lookup_elem(pending_fd, &tid, &p))
+			continue;
+		leftover++;
+		err = add_wait(sr, r, &p.key, p.ns, NULL, 0, false);
+		if (err)
+			return err;
+	}
+	if (r->err)
+		msg("unwinding user stacks: %s", strerror(-r->err));
+	debug("%llu switch-outs, %llu intervals counted (%llu with a deferred user stack, "
+	      "%llu with the frame-pointer one, %llu pending at the end), %llu stacks under 0.5 us "
+	      "in all left out; starts full %llu, pending full %llu, counts full %llu, ring full %llu, "
+	      "stack errors %llu, stacks full %llu",
 	      (unsigned long long)stat_sum(r, OSTAT_SWITCHES),
-	      (unsigned long long)stat_sum(r, OSTAT_INTERVALS), (unsigned long long)r->tiny,
-	      (unsigned long long)stat_sum(r, OSTAT_STARTS_FULL),
+	      (unsigned long long)stat_sum(r, OSTAT_INTERVALS),
+	      (unsigned long long)stat_sum(r, OSTAT_SNAPSHOTS),
+	      (unsigned long long)stat_sum(r, OSTAT_FALLBACK), (unsigned long long)leftover,
+	      (unsigned long long)r->tiny, (unsigned long long)stat_sum(r, OSTAT_STARTS_FULL),
+	      (unsigned long long)stat_sum(r, OSTAT_PENDING_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_DROPPED),
+	      (unsigned long long)stat_sum(r, OSTAT_RING_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_STACK_FAILED),
 	      (unsigned long long)stat_sum(r, OSTAT_STACKS_FULL));
 	stackrun_set_counts(sr, stat_sum(r, OSTAT_INTERVALS),
@@ -281,6 +456,7 @@ int cmd_offcpu(int argc, char **argv)
 		.setup = setup,
 		.stop = stop,
 		.collect = collect,
+		.poll = poll_snapshots,
 	};
 	char sub[160];
 	int ret;
@@ -293,6 +469,9 @@ int cmd_offcpu(int argc, char **argv)
 		 r.wakers ? ", with wakers" : "");
 	ops.subtitle = sub;
 	ret = stackrun_main(&ops, &r.o, &r);
+	ring_buffer__free(r.rb);
+	unwinder_free(r.uw);
+	stackagg_free(r.agg);
 	offcpu_bpf__destroy(r.skel);
 	return ret;
 }

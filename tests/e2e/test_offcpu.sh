@@ -63,3 +63,14 @@ test_own_time_excluded() {
 	! grep -q '^stackscope;' out.folded || fail "stackscope's own waits counted"
 	grep -q '^offcpu_wl;' out.folded || fail "the workload is missing system-wide"
 }
+
+test_user_stacks_through_libc_without_frame_pointers() {
+	# usleep -> clock_nanosleep in libc has no frame pointers: the user
+	# stack is copied when the thread returns from the syscall and
+	# unwound with the tables
+	timeout 60 "$SS" offcpu -o out.folded -- "$WL/unwind/libc_sleep" 2>err.txt || fail "offcpu exited $?"
+	us=$(samples out.folded '^libc_sleep;_start;__libc_start_main[^;]*;__libc_start_call_main;main;nap_in_libc;usleep;([^;]*;)*[^ ]*do_nanosleep_\[k\]')
+	within "$us" 900000 5 || fail "nap_in_libc via usleep: $us us, want 900000 +-5%: $(sort -t' ' -k2 -n out.folded | tail -2 | cut -c1-300)"
+	timeout 60 "$SS" offcpu --unwind fp -o fp.folded -- "$WL/unwind/libc_sleep" 2>/dev/null || fail "offcpu --unwind fp exited $?"
+	[ "$(samples fp.folded 'do_nanosleep')" -ge 850000 ] || fail "--unwind fp lost the sleeps"
+}

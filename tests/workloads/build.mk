@@ -19,7 +19,7 @@ UWDIR := $(WLDIR)/unwind
 NOFP  := gcc -O2 -g -fomit-frame-pointer -fno-inline
 UNWIND_WORKLOADS := $(UWDIR)/chain.nofp $(UWDIR)/chain.gccfp $(UWDIR)/chain.sframe \
 	$(UWDIR)/chain.debugframe $(UWDIR)/qsort_cb $(UWDIR)/uselib $(UWDIR)/libwork.so \
-	$(UWDIR)/recurse $(UWDIR)/sighandler
+	$(UWDIR)/recurse $(UWDIR)/sighandler $(UWDIR)/libc_sleep
 workloads: $(UNWIND_WORKLOADS)
 
 $(UWDIR)/chain.nofp: tests/workloads/fp_chain.c

@@ -74,3 +74,16 @@ test_user_stacks_through_libc_without_frame_pointers() {
 	timeout 60 "$SS" offcpu --unwind fp -o fp.folded -- "$WL/unwind/libc_sleep" 2>/dev/null || fail "offcpu --unwind fp exited $?"
 	[ "$(samples fp.folded 'do_nanosleep')" -ge 850000 ] || fail "--unwind fp lost the sleeps"
 }
+
+test_launch_exit_status_and_errors() {
+	timeout 30 "$SS" offcpu -o out.folded -- sh -c 'sleep 0.2; exit 5' 2>/dev/null
+	[ $? = 5 ] || fail "exit status not passed through"
+	timeout 30 "$SS" offcpu -p 999999999 -d 1 2>err.txt && fail "missing pid accepted"
+	[ "$(wc -l <err.txt)" = 1 ] && grep -q 999999999 err.txt || fail "message: $(cat err.txt)"
+	"$SS" offcpu -o sig.folded 2>/dev/null &
+	pid=$!
+	sleep 1.5
+	kill -INT $pid
+	wait $pid || fail "exit $? after SIGINT"
+	[ -s sig.folded ] || fail "no output after SIGINT"
+}

@@ -16,6 +16,7 @@
 #define UC_RIP (40 + 16 * 8)
 
 #define CACHE_SLOTS 4096	/* snapshot results kept, direct-mapped */
+#define MAX_READS (2 * UNWIND_MAX_DEPTH + 8)	/* stack words one unwind reads */
 
 /* One binary's table (NULL: none could be built), keyed by its elfsyms,
  * which the symcache keeps unique per binary. */
@@ -24,12 +25,25 @@ struct table_slot {
 	struct unwind_table *t;
 };
 
+/* One unwound snapshot.  The result depends only on the registers and
+ * the stack words the walk read (and the tables, which do not change),
+ * so a snapshot with the same registers and the same values at those
+ * offsets has the same chain: checking them is exact, and far cheaper
+ * than hashing the whole copy. */
 struct cache_slot {
-	uint64_t hash;		/* 0 = empty */
+	bool used;
 	uint32_t pid, gen;
+	struct unwind_regs regs;
 	int n;
-	bool truncated;
-	uint64_t *ips;		/* owned, n entries */
+	int nreads;
+	uint64_t *ips;		/* owned: n pcs, then nreads offsets, then nreads values */
+};
+
+/* The words a walk read: offsets into the snapshot, and their values. */
+struct reads {
+	int n;
+	bool overflow;
+	uint64_t off[MAX_READS], val[MAX_READS];
 };
 
 struct unwinder {
@@ -39,6 +53,7 @@ struct unwinder {
 	struct table_slot *tables;
 	size_t ntables, table_slots;
 	struct cache_slot *cache;
+	struct reads reads;
 	struct unwind_table *vdso;	/* from our own vDSO image */
 	bool vdso_tried;
 	uint64_t ips[UNWIND_MAX_DEPTH];
@@ -182,18 +197,28 @@ static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint32
 	return row;
 }
 
-/* The snapshot: size bytes that were at [base, base + size). */
+/* The snapshot: size bytes that were at [base, base + size); every word
+ * read is noted in *reads for the cache. */
 struct snap {
 	uint64_t base;
 	const uint8_t *data;
 	size_t size;
+	struct reads *reads;
 };
 
 static bool read_word(const struct snap *s, uint64_t addr, uint64_t *out)
 {
+	struct reads *r = s->reads;
+
 	if (addr < s->base || addr - s->base > s->size || s->size - (addr - s->base) < 8)
 		return false;
 	memcpy(out, s->data + (addr - s->base), 8);
+	if (r->n < MAX_READS) {
+		r->off[r->n] = addr - s->base;
+		r->val[r->n++] = *out;
+	} else {
+		r->overflow = true;
+	}
 	return true;
 }
 
@@ -307,47 +332,69 @@ static int walk(struct unwinder *u, uint32_t pid, uint32_t gen, const struct unw
 	return n;
 }
 
-static uint64_t snapshot_hash(uint32_t pid, uint32_t gen, const struct unwind_regs *r,
-			      const void *stack, size_t size)
+static size_t cache_index(uint32_t pid, uint32_t gen, const struct unwind_regs *r)
 {
-	uint64_t h = hash_bytes(r, sizeof(*r), ((uint64_t)pid << 32) | gen);
+	uint64_t k[4] = { ((uint64_t)pid << 32) | gen, r->ip, r->sp, r->bp };
 
-	h = hash_block(stack, size, h);
-	return h ? h : 1;
+	return hash_bytes(k, sizeof(k), 0) & (CACHE_SLOTS - 1);
+}
+
+/* Does the snapshot hold, at every offset the cached walk read, the same
+ * value? */
+static bool cache_matches(const struct cache_slot *c, uint32_t pid, uint32_t gen,
+			  const struct unwind_regs *r, const uint8_t *data, size_t size)
+{
+	const uint64_t *off = c->ips + c->n, *val = off + c->nreads;
+
+	if (!c->used || c->pid != pid || c->gen != gen || memcmp(&c->regs, r, sizeof(*r)))
+		return false;
+	for (int i = 0; i < c->nreads; i++) {
+		uint64_t w;
+
+		if (off[i] > size || size - off[i] < 8)
+			return false;
+		memcpy(&w, data + off[i], 8);
+		if (w != val[i])
+			return false;
+	}
+	return true;
 }
 
 int unwind_stack(struct unwinder *u, uint32_t pid, uint32_t gen,
 		 const struct unwind_regs *regs, const void *stack, size_t size,
 		 uint64_t *ips, int max, bool *truncated)
 {
-	struct snap s = { .base = regs->sp, .data = stack, .size = size };
-	uint64_t h = snapshot_hash(pid, gen, regs, stack, size);
-	struct cache_slot *c = &u->cache[h & (CACHE_SLOTS - 1)];
+	struct snap s = { .base = regs->sp, .data = stack, .size = size, .reads = &u->reads };
+	struct cache_slot *c = &u->cache[cache_index(pid, gen, regs)];
+	uint64_t *mem;
 	int n;
 
 	if (max > UNWIND_MAX_DEPTH)
 		max = UNWIND_MAX_DEPTH;
-	if (c->hash == h && c->pid == pid && c->gen == gen && c->n <= max) {
+	if (cache_matches(c, pid, gen, regs, stack, size) && c->n <= max) {
 		u->stats.cache_hits++;
 		memcpy(ips, c->ips, c->n * sizeof(*ips));
-		*truncated = c->truncated;
+		*truncated = false;
 		return c->n;
 	}
+	u->reads.n = 0;
+	u->reads.overflow = false;
 	n = walk(u, pid, gen, regs, &s, ips, max, truncated);
 	u->stats.stacks++;
 	u->stats.frames += n;
 	u->stats.truncated += *truncated;
 	/* an incomplete chain may be completed later (a mapping not yet
-	 * known): never replay it for identical snapshots */
-	if (*truncated)
+	 * known): never replay it */
+	if (*truncated || u->reads.overflow)
 		return n;
+	mem = malloc((n + 2 * u->reads.n) * sizeof(*mem));
+	if (!mem)
+		return n;
+	memcpy(mem, ips, n * sizeof(*ips));
+	memcpy(mem + n, u->reads.off, u->reads.n * sizeof(*mem));
+	memcpy(mem + n + u->reads.n, u->reads.val, u->reads.n * sizeof(*mem));
 	free(c->ips);
-	c->ips = malloc(n * sizeof(*ips));
-	if (c->ips) {
-		memcpy(c->ips, ips, n * sizeof(*ips));
-		*c = (struct cache_slot){ h, pid, gen, n, *truncated, c->ips };
-	} else {
-		c->hash = 0;
-	}
+	*c = (struct cache_slot){ .used = true, .pid = pid, .gen = gen, .regs = *regs, .n = n,
+				  .nreads = u->reads.n, .ips = mem };
 	return n;
 }

@@ -7,8 +7,9 @@
  * built without frame pointers, libc included, give their true chain.
  * A chain that cannot be completed (stack copy too short, no rule, a
  * corrupt frame) is reported as truncated, never silently shortened.
- * Results are cached by the snapshot's content: identical snapshots are
- * unwound once. */
+ * Results are cached by the registers and the stack words the walk read:
+ * snapshots identical in everything the unwinding looks at are unwound
+ * once. */
 #ifndef STACKSCOPE_UNWIND_UNWIND_H
 #define STACKSCOPE_UNWIND_UNWIND_H
 #include <stdbool.h>

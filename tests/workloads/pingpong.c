@@ -6,13 +6,23 @@
  *                       raw_read one byte from its own pipe (blocks);
  *   pong, ROUNDS times: raw_read one byte from its own pipe (blocks),
  *                       raw_write one byte to ping's pipe.
- * Each round trip blocks each thread once, on an empty pipe in raw_read, so
- * the run is about 2 x ROUNDS context switches out of the workload.
+ * Each round trip switches each thread out about once: blocked on its empty
+ * pipe in raw_read, or, when both share a CPU, preempted in raw_write by the
+ * thread it just woke; about 2 x ROUNDS switch-outs in all.
  * raw_read / raw_write issue the syscall themselves (glibc's read() and
  * write() have no frame pointer and would hide ping / pong from a
  * frame-pointer walk).  Ends by itself when both threads are done.
- * Usage: pingpong [ROUNDS=200000] */
+ *
+ * Both threads are pinned to one CPU (CPU, default the one main starts on;
+ * "any" leaves them free): every hand-off is then a direct switch on that
+ * CPU.  Left free on an otherwise idle VM, the threads spread over two vCPUs
+ * and each hand-off wakes a halted vCPU, which made a run 20x slower and
+ * its time depend on the load elsewhere on the machine.
+ * Usage: pingpong [ROUNDS=200000 [CPU|any]] */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -66,13 +76,32 @@ __attribute__((noinline)) void *pong(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t a, b;
+	long cpu = sched_getcpu();
+	cpu_set_t set;
 	char *end;
 
 	if (argc > 1) {
 		rounds = strtol(argv[1], &end, 10);
-		if (*end || rounds < 0) {
-			fprintf(stderr, "usage: pingpong [ROUNDS]\n");
-			return 2;
+		if (!*argv[1] || *end || rounds < 0)
+			goto usage;
+	}
+	if (argc > 2) {
+		if (!strcmp(argv[2], "any")) {
+			cpu = -1;
+		} else {
+			cpu = strtol(argv[2], &end, 10);
+			if (!*argv[2] || *end || cpu < 0 || cpu >= CPU_SETSIZE)
+				goto usage;
+		}
+	}
+	if (argc > 3)
+		goto usage;
+	if (cpu >= 0) {	/* the threads inherit it */
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			perror("pingpong: sched_setaffinity");
+			return 1;
 		}
 	}
 	if (pipe(to_ping) || pipe(to_pong))
@@ -82,4 +111,7 @@ int main(int argc, char **argv)
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	return 0;
+usage:
+	fprintf(stderr, "usage: pingpong [ROUNDS [CPU|any]]\n");
+	return 2;
 }

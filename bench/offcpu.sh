@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# bench/offcpu.sh BUILD_DIR — stackscope offcpu next to perf record of
+# sched:sched_switch with call graphs and a bpftrace sched_switch one-liner,
+# on the same context-switch-heavy workload, in one run.
+#
+#   REPS=5 bench/offcpu.sh build
+#
+# The workload is tests/workloads/pingpong ROUNDS: two threads, pinned to
+# one CPU, pass a byte back and forth over two pipes ROUNDS times (default
+# 700000, about 2 s untraced on the 2-vCPU bench VM; ROUNDS=N changes it),
+# i.e. about 2 x ROUNDS context switches out of the workload (unpinned, on
+# an idle VM, every hand-off woke a halted vCPU: 20x slower, and dependent
+# on the load elsewhere), each one seen by every tool:
+#   stackscope offcpu -o X.folded -- CMD     (tp_btf sched_switch: kernel +
+#       user stack at switch-out, blocked time added up in the kernel)
+#   perf record -e sched:sched_switch -g -o X.data -- CMD   (one record per
+#       switch-out, with its call chain, written to perf.data)
+#   bpftrace -e 'tracepoint:sched:sched_switch /pid == cpid/
+#       { @[kstack, ustack] = count(); }' -c CMD   (counted in a BPF map)
+# With REPS repetitions (default 5), tools interleaved inside each one (the
+# order rotates from one repetition to the next) so that the machine's noise
+# is spread over all of them, it measures:
+#   1. the workload's slowdown: wall time of the whole run as a ratio to the
+#      untraced workload.  pingpong does a fixed amount of work, so unlike
+#      bench/profile.sh this holds the cost paid at every context switch,
+#      plus the tool's start-up and wind-down;
+#   2. the CPU time the tool adds: user+sys of the whole tool run minus the
+#      untraced run's (see time_run for what this holds);
+#   3. the time from the end of capture to a folded file: stackscope's own
+#      `report written X s after the end of capture` (-v); for perf,
+#      `perf script | stackcollapse-perf.awk` into a file (switch counts per
+#      stack, not blocked time: perf.data has no durations without more
+#      post-processing), timed together with hyperfine (1 run) or
+#      /usr/bin/time;
+#   4. the switch-outs each tool recorded (stackscope -v, perf's sample
+#      count, the sum of bpftrace's map), and stackscope's lost blocked
+#      intervals and lost stacks (its summary line).
+# and prints medians and ratios.  The machine is noisy: read the ratios, not
+# the absolute times; it exits 0 whatever it measures (non-zero only when it
+# cannot run at all).
+#
+# Needs root (BPF, perf events), /usr/bin/time, and the build: `make` and
+# `make workloads` (or `make bench`, which also installs perf, bpftrace and
+# hyperfine).  A missing perf, bpftrace or hyperfine is skipped, not fatal.
+# perf (and bpftrace's tracepoint) need tracefs for sched:sched_switch: when
+# /sys/kernel/tracing is not mounted, this script mounts it
+# (`mount -t tracefs nodev /sys/kernel/tracing`) and unmounts it at exit.
+set -uo pipefail
+
+usage() { echo "usage: [REPS=N] [ROUNDS=N] $0 BUILD_DIR" >&2; exit 2; }
+[ $# -le 1 ] || usage
+case "${1:-}" in -h|--help) usage ;; esac
+BUILD=${1:-build}
+REPS=${REPS:-5}
+ROUNDS=${ROUNDS:-700000}	# round trips: about 2 s untraced on the bench VM
+PRE_ROUNDS=20000		# the preflight runs
+case "$REPS" in '' | *[!0-9]* | 0) echo "REPS must be a positive integer" >&2; exit 2 ;; esac
+case "$ROUNDS" in '' | *[!0-9]* | 0) echo "ROUNDS must be a positive integer" >&2; exit 2 ;; esac
+
+here=$(cd "$(dirname "$0")" && pwd)
+BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "no build directory ${1:-build}" >&2; exit 1; }
+SS=$BUILD/stackscope
+WL=$BUILD/tests/workloads/pingpong	# absolute: bpftrace -c needs it
+FOLD=$here/stackcollapse-perf.awk
+TIME=/usr/bin/time
+TRACEFS=/sys/kernel/tracing
+BT_PROG='tracepoint:sched:sched_switch /pid == cpid/ { @[kstack, ustack] = count(); }'
+
+for f in "$SS" "$WL"; do
+	[ -x "$f" ] || { echo "missing $f: run make && make workloads (or make bench)" >&2; exit 1; }
+done
+[ -x "$TIME" ] || { echo "missing $TIME (Debian package time): scripts/deps.sh bench" >&2; exit 1; }
+[ -r "$FOLD" ] || { echo "missing $FOLD" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "needs root (BPF programs, perf events)" >&2; exit 1; }
+
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
+
+# ---- which tools are there --------------------------------------------------
+PERF=$(command -v perf || true)
+BPFTRACE=$(command -v bpftrace || true)
+HYPERFINE=$(command -v hyperfine || true)
+[ -n "$PERF" ] || echo "skipped: perf missing (Debian package linux-perf)"
+[ -n "$BPFTRACE" ] || echo "skipped: bpftrace missing (Debian package bpftrace)"
+[ -n "$HYPERFINE" ] || echo "hyperfine missing (Debian package hyperfine): timing perf script with $TIME, once (10 ms resolution)"
+
+# perf resolves sched:sched_switch through tracefs (its id and format), and
+# bpftrace's tracepoint probe too; stackscope's tp_btf program does not need
+# it.  Mounted here when missing, and unmounted at exit (lib.sh's cleanup
+# first: it ends the running job, which may hold tracefs files open).
+mounted_tracefs=""
+if { [ -n "$PERF" ] || [ -n "$BPFTRACE" ]; } && ! mountpoint -q "$TRACEFS"; then
+	if mount -t tracefs nodev "$TRACEFS" 2>"$tmp/mount.err"; then
+		mounted_tracefs=1
+		echo "mounted tracefs on $TRACEFS for perf's sched:sched_switch (unmounted at exit)"
+	else
+		echo "cannot mount tracefs on $TRACEFS (perf and bpftrace will likely fail):"
+		sed 's/^/    /' "$tmp/mount.err"
+	fi
+fi
+# shellcheck disable=SC2317  # (called by the trap)
+unmount_tracefs() { [ -z "$mounted_tracefs" ] || umount "$TRACEFS" 2>/dev/null || true; }
+trap 'cleanup; unmount_tracefs' EXIT
+
+# perf keeps a build-id cache in $HOME/.debug and reads $HOME/.perfconfig: a
+# private HOME gives it the default configuration, keeps this run's cache
+# from racing with other perf users of a shared machine (perf 6.1 was seen to
+# abort in util/build-id.c here), and leaves root's cache alone.  Every tool
+# gets the same HOME, so the workload's environment is the same under each.
+export HOME=$tmp/home
+mkdir -p "$HOME"
+
+# Warm-up and check: each tool traces a short run once (this also fills
+# perf's build-id cache, as a user's ~/.debug would be).  A tool that fails
+# here is skipped, with its message.  perf 6.1 sometimes aborts at random
+# (the build-id assertion): one retry before giving up on it.
+preflight() {	# NAME CMD...
+	local name=$1; shift
+	run_job "$@" </dev/null >/dev/null 2>"$tmp/preflight.$name.err" && return 0
+	run_job "$@" </dev/null >/dev/null 2>"$tmp/preflight.$name.err" && return 0
+	echo "skipped: $name fails here:"
+	grep -v RLIMIT_MEMLOCK "$tmp/preflight.$name.err" | tail -n 3 | sed 's/^/    /'
+	return 1
+}
+preflight stackscope "$SS" offcpu -o "$tmp/pre.folded" -- "$WL" "$PRE_ROUNDS" ||
+	{ echo "stackscope itself fails: nothing to compare" >&2; exit 1; }
+[ -z "$PERF" ] || preflight perf "$PERF" record -q -e sched:sched_switch -g -o "$tmp/pre.data" -- "$WL" "$PRE_ROUNDS" ||
+	PERF=""
+[ -z "$BPFTRACE" ] || preflight bpftrace "$BPFTRACE" -e "$BT_PROG" -c "$WL $PRE_ROUNDS" || BPFTRACE=""
+rm -f "$tmp"/pre.*
+
+tools="base ss"
+[ -n "$PERF" ] && tools="$tools perf"
+[ -n "$BPFTRACE" ] && tools="$tools bt"
+read -r -a tool_list <<<"$tools"
+
+# ---- the workload, REPS interleaved repetitions ----------------------------
+# Each run goes through `/usr/bin/time -f '%e %U %S'`: wall time (10 ms
+# resolution, 0.5% of the run), and user+sys of the tool and every child it
+# waited for, the workload included.  results.NAME gets "rep wall cpu" lines.
+#
+# About the CPU metric: all three tools run their code at sched_switch, in
+# the context of the thread leaving the CPU, i.e. mostly the workload's
+# threads, and that time is charged to the workload's sys time.  As pingpong
+# does a fixed amount of work, the difference measured here holds that
+# in-kernel cost (stack walks, map updates, perf's ring-buffer writes), as
+# well as the tool's own process (perf writing perf.data and its build-id
+# pass; stackscope and bpftrace reading their maps, symbolizing and
+# writing) and its start-up.  It leaves out work charged to other tasks:
+# switches of the idle task, and perf's or stackscope's side-band records.
+time_run() {	# NAME REP CMD...: one timed run; stdout in NAME.REP.out, stderr in NAME.REP.err
+	local name=$1 rep=$2 rc; shift 2
+	local tf=$tmp/$name.$rep.time
+	run_job "$TIME" -f '%e %U %S' -o "$tf" "$@" </dev/null >"$tmp/$name.$rep.out" 2>"$tmp/$name.$rep.err"
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		echo "    $name, repetition $rep: failed (exit $rc), left out:"
+		grep -v RLIMIT_MEMLOCK "$tmp/$name.$rep.err" | tail -n 3 | sed 's/^/      /'
+		return 1
+	fi
+	tail -n 1 "$tf" | awk -v r="$rep" '{ printf "%s %s %.3f\n", r, $1, $2 + $3 }' >>"$tmp/results.$name"
+}
+
+# Metric 3 for perf: perf script | fold into a file, together.
+pp=$tmp/perf-to-folded.sh
+cat >"$pp" <<EOF
+#!/bin/bash
+# \$1 = perf.data, \$2 = folded file to write
+set -o pipefail
+$(q "${PERF:-perf}") script -i "\$1" 2>>$(q "$tmp/perf-script.err") | awk -f $(q "$FOLD") >"\$2"
+EOF
+perf_to_folded() {	# REP: time the conversion of that repetition's perf.data
+	local rep=$1 t=""
+	local data=$tmp/perf.$rep.data out=$tmp/perf.$rep.folded
+	if [ -n "$HYPERFINE" ]; then
+		run_job "$HYPERFINE" -N --runs 1 --style none --export-json "$tmp/pp.$rep.json" \
+			-- "bash $(q "$pp") $(q "$data") $(q "$out")" </dev/null >/dev/null 2>"$tmp/pp.$rep.err" &&
+			t=$(hf_medians "$tmp/pp.$rep.json")
+	else
+		run_job "$TIME" -f '%e' -o "$tmp/pp.$rep.time" bash "$pp" "$data" "$out" \
+			</dev/null >/dev/null 2>"$tmp/pp.$rep.err" && t=$(tail -n 1 "$tmp/pp.$rep.time")
+	fi
+	if [ -n "$t" ] && [ -s "$out" ]; then
+		echo "$rep $t" >>"$tmp/results.perf.tofold"
+	else
+		echo "    perf script + fold, repetition $rep: failed, left out"
+		tail -n 3 "$tmp/pp.$rep.err" "$tmp/perf-script.err" 2>/dev/null | sed 's/^/      /'
+	fi
+	rm -f "$out"
+}
+
+one() {	# TOOL REP
+	local t=$1 rep=$2 err lost
+	case $t in
+	base) time_run base "$rep" "$WL" "$ROUNDS" ;;
+	ss)
+		# -v only adds a few lines on stderr, among them the report timing
+		# and the capture's own counts
+		time_run ss "$rep" "$SS" offcpu -v -o "$tmp/ss.$rep.folded" -- "$WL" "$ROUNDS" || return
+		err=$tmp/ss.$rep.err
+		sed -n 's/.*report written \([0-9.]*\) s after the end of capture.*/'"$rep"' \1/p' "$err" >>"$tmp/results.ss.tofold"
+		sed -n 's/.* \([0-9]*\) switch-outs.*/'"$rep"' \1/p' "$err" >>"$tmp/results.ss.switches"
+		# "stackscope offcpu: N blocked intervals, S stacks, L lost blocked intervals, K lost stacks, ..."
+		sed -n 's/^stackscope offcpu: \([0-9]*\) blocked intervals, \([0-9]*\) stacks, \([0-9]*\) lost blocked intervals, \([0-9]*\) lost stacks.*/'"$rep"' \1 \2 \3 \4/p' \
+			"$err" >>"$tmp/results.ss.summary"
+		grep -E 'switch-outs|^stackscope offcpu:' "$err" >"$tmp/ss.last.err"
+		rm -f "$tmp/ss.$rep.folded"
+		;;
+	perf)
+		if ! time_run perf "$rep" "$PERF" record -e sched:sched_switch -g -o "$tmp/perf.$rep.data" -- "$WL" "$ROUNDS"; then
+			rm -f "$tmp/perf.$rep.data"	# a crashed run's file is not converted
+			return
+		fi
+		err=$tmp/perf.$rep.err
+		sed -n 's/.*(\([0-9]*\) samples).*/'"$rep"' \1/p' "$err" >>"$tmp/results.perf.switches"
+		# "Processed N events and lost M chunks!" (only when it lost some)
+		lost=$(sed -n 's/.*and lost \([0-9]*\) chunks.*/\1/p' "$err" | tail -n 1)
+		echo "$rep ${lost:-0}" >>"$tmp/results.perf.lost"
+		;;
+	bt)	# bpftrace splits -c on spaces; the map it prints goes to bt.REP.out
+		time_run bt "$rep" "$BPFTRACE" -e "$BT_PROG" -c "$WL $ROUNDS" || return
+		# "]: N" closes each map entry: their sum is the switch-outs seen
+		awk -v r="$rep" '/\]: [0-9]+$/ { s += $NF } END { if (s > 0) print r, s }' \
+			"$tmp/bt.$rep.out" >>"$tmp/results.bt.switches"
+		;;
+	esac
+	rm -f "$tmp/$t.$rep.out"
+}
+
+echo "stackscope offcpu bench: $(basename "$WL") $ROUNDS (context switches, fixed work), $REPS repetitions, tools interleaved: $tools"
+n=${#tool_list[@]}
+for ((rep = 1; rep <= REPS; rep++)); do
+	order=""
+	for ((k = 0; k < n; k++)); do
+		order="$order ${tool_list[$(((k + rep - 1) % n))]}"
+	done
+	echo "  repetition $rep/$REPS:$order"
+	for t in $order; do
+		one "$t" "$rep"
+	done
+	# after the rep's timed runs, so it disturbs none of them
+	if [ -n "$PERF" ] && [ -s "$tmp/perf.$rep.data" ]; then
+		perf_to_folded "$rep"
+	fi
+	rm -f "$tmp/perf.$rep.data"
+done
+
+# per-repetition pairing with the untraced run of the same repetition
+paired() {	# NAME COLUMN EXPR(a=tool, b=base) -> one value per paired rep
+	[ -s "$tmp/results.$1" ] && [ -s "$tmp/results.base" ] || return 0
+	awk -v c="$2" 'NR == FNR { b[$1] = $c; next } ($1 in b) { a = $c; bb = b[$1]; print '"$3"' }' \
+		"$tmp/results.base" "$tmp/results.$1"
+}
+declare -A wall cpu tofold switches twall
+for t in ss perf bt; do
+	wall[$t]=$(paired "$t" 2 'a / bb' | median)
+	cpu[$t]=$(paired "$t" 3 'a - bb' | median)
+	twall[$t]=$(col 2 "$tmp/results.$t" | median)
+	tofold[$t]=$(col 2 "$tmp/results.$t.tofold" | median)
+	switches[$t]=$(col 2 "$tmp/results.$t.switches" | median)
+done
+base_wall=$(col 2 "$tmp/results.base" | median)
+base_cpu=$(col 3 "$tmp/results.base" | median)
+intervals=$(col 2 "$tmp/results.ss.summary" | median)
+ss_stacks=$(col 3 "$tmp/results.ss.summary" | median)
+lost_int_max=$(col 4 "$tmp/results.ss.summary" | sort -g | tail -n 1)
+lost_stk_max=$(col 5 "$tmp/results.ss.summary" | sort -g | tail -n 1)
+perf_lost_max=$(col 2 "$tmp/results.perf.lost" | sort -g | tail -n 1)
+
+# ---- the table ---------------------------------------------------------------
+row() { printf '%-38s %-12s %-12s %-12s %-9s %s\n' "$@"; }
+echo
+row metric stackscope perf bpftrace "ss/perf" "ss/bpftrace"
+row "slowdown (wall / untraced wall)" "$(fmt_x "${wall[ss]}")" "$(fmt_x "${wall[perf]}")" "$(fmt_x "${wall[bt]}")" \
+	"$(fmt_r "${wall[ss]}" "${wall[perf]}")" "$(fmt_r "${wall[ss]}" "${wall[bt]}")"
+row "wall of the traced run" "$(fmt_ms "${twall[ss]}")" "$(fmt_ms "${twall[perf]}")" "$(fmt_ms "${twall[bt]}")" \
+	"$(fmt_r "${twall[ss]}" "${twall[perf]}")" "$(fmt_r "${twall[ss]}" "${twall[bt]}")"
+row "tool CPU (user+sys - untraced)" "$(fmt_ms "${cpu[ss]}")" "$(fmt_ms "${cpu[perf]}")" "$(fmt_ms "${cpu[bt]}")" \
+	"$(fmt_r "${cpu[ss]}" "${cpu[perf]}")" "$(fmt_r "${cpu[ss]}" "${cpu[bt]}")"
+row "end of capture -> folded written" "$(fmt_ms "${tofold[ss]}")" "$(fmt_ms "${tofold[perf]}")" "n/a" \
+	"$(fmt_r "${tofold[ss]}" "${tofold[perf]}")" ""
+row "switch-outs recorded" "$(fmt_n "${switches[ss]}")" "$(fmt_n "${switches[perf]}")" "$(fmt_n "${switches[bt]}")" \
+	"$(fmt_r "${switches[ss]}" "${switches[perf]}")" "$(fmt_r "${switches[ss]}" "${switches[bt]}")"
+echo
+runs() { [ -s "$tmp/results.$1" ] && wc -l <"$tmp/results.$1" || echo 0; }
+echo "Medians of $REPS repetitions; runs completed: untraced $(runs base), stackscope $(runs ss), perf $(runs perf),"
+echo "bpftrace $(runs bt) (perf conversions: $(runs perf.tofold)).  Slowdowns and CPU differences are per repetition,"
+echo "against its untraced run (untraced $(basename "$WL") $ROUNDS: median $(fmt_ms "$base_wall") wall, $(fmt_ms "$base_cpu") user+sys;"
+echo "/usr/bin/time, 10 ms steps).  Tool CPU holds the tracing done at each switch in the workload's context"
+echo "(see the script)."
+echo "End of capture -> folded: stackscope's own -v timing (blocked time per stack); perf: perf script |"
+echo "stackcollapse-perf.awk ($([ -n "$HYPERFINE" ] && echo "hyperfine, 1 run" || echo "$TIME, once"); switch counts per stack, not time), without perf"
+echo "record's own end-of-run work (so a lower bound for perf)."
+echo "Switch-outs: stackscope -v's switch-outs, perf's samples, the sum of bpftrace's counts.  stackscope counted"
+echo "$(fmt_n "$intervals") blocked intervals in $(fmt_n "$ss_stacks") stacks (medians); worst repetition: lost blocked"
+echo "intervals $(fmt_n "$lost_int_max"), lost stacks $(fmt_n "$lost_stk_max"); perf's lost chunks $(fmt_n "$perf_lost_max")."
+if [ -s "$tmp/ss.last.err" ]; then
+	echo "stackscope -v, last repetition:"
+	sed 's/^/    /' "$tmp/ss.last.err"
+fi
+if isnum "${wall[ss]}"; then
+	awk -v s="${wall[ss]}" -v p="${wall[perf]}" -v b="${wall[bt]}" 'BEGIN {
+		printf "stackscope slowdown %.2fx", s
+		if (p != "nan") printf ", perf %.2fx (%s)", p, (s <= p ? "no more than perf" : "ABOVE perf")
+		if (b != "nan") printf ", bpftrace %.2fx (%s)", b, (s <= b ? "no more than bpftrace" : "ABOVE bpftrace")
+		printf "\n"
+	}'
+fi
+exit 0

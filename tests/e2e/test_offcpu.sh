@@ -87,3 +87,14 @@ test_launch_exit_status_and_errors() {
 	wait $pid || fail "exit $? after SIGINT"
 	[ -s sig.folded ] || fail "no output after SIGINT"
 }
+
+test_state_filter() {
+	# nanosleep and a pipe read sleep interruptibly: --state sleep keeps
+	# them, --state disk (uninterruptible) has none of them
+	timeout 60 "$SS" offcpu --state sleep -o s.folded -- "$WL/offcpu_wl" 2>/dev/null || fail "exited $?"
+	within "$(samples s.folded ';sleeper;')" 900000 5 || fail "--state sleep: sleeper $(samples s.folded ';sleeper;') us"
+	timeout 60 "$SS" offcpu --state disk -o d.folded -- "$WL/offcpu_wl" 2>/dev/null || fail "exited $?"
+	! grep -q 'sleeper\|pipe_reader' d.folded || fail "--state disk kept interruptible sleeps"
+	"$SS" offcpu --state bogus -d 1 2>err.txt && fail "--state bogus accepted"
+	grep -q bogus err.txt || fail "no message: $(cat err.txt)"
+}

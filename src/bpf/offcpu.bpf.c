@@ -162,6 +162,17 @@ static __always_inline void count(const struct offcpu_key *key, __u64 delta)
 		stat_inc(OSTAT_DROPPED);
 }
 
+/* A pending interval counted without its deferred user stack: the
+ * frame-pointer one when it was taken (a preempted thread), else none,
+ * which is a lost stack. */
+static __always_inline void flush(const struct offcpu_key *key, __u64 ns)
+{
+	count(key, ns);
+	stat_inc(OSTAT_FALLBACK);
+	if (key->ustack == STACK_LOST)
+		stat_inc(OSTAT_USTACK_LOST);
+}
+
 /* Snapshot mode: the interval waits for its thread's return to user
  * space.  A thread that blocks again at the same place before that (one
  * syscall, several waits) adds to it; anything else flushes the older
@@ -181,8 +192,7 @@ static __always_inline void defer(const struct offcpu_key *key, __u64 delta, __u
 			__sync_fetch_and_add(&p->ns, delta);
 			return;
 		}
-		count(&p->key, p->ns);
-		stat_inc(OSTAT_FALLBACK);
+		flush(&p->key, p->ns);
 	}
 	n.key = *key;
 	n.ns = delta;
@@ -212,6 +222,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		if (want_kernel)
 			s.kstack = take_stack(ctx, 0);
 		if (want_user && !is_kthread(prev)) {
+			/* with snapshots, the fallback for a wait whose thread
+			 * does not come back through sys_exit where it left, or
+			 * whose copy finds the ring buffer full */
 			s.ustack = take_stack(ctx, BPF_F_USER_STACK);
 			if (ustack_mode == USTACK_SNAPSHOT) {
 				struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
@@ -304,8 +317,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 fallback:
-	count(&p->key, p->ns);
-	stat_inc(OSTAT_FALLBACK);
+	flush(&p->key, p->ns);
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 }

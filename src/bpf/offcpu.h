@@ -55,6 +55,7 @@ enum offcpu_stat {
 				 * did not return to user space where it blocked */
 	OSTAT_RING_FULL,	/* a snapshot not queued: `snapshots` full */
 	OSTAT_PENDING_FULL,	/* `pending` full: counted with the fp stack */
+	OSTAT_USTACK_LOST,	/* ... of the fallbacks, with no user stack */
 	OSTAT_NR,
 };
 

@@ -375,7 +375,7 @@ static int collect(struct stackrun *sr, void *ctx)
 	int pending_fd = bpf_map__fd(r->skel->maps.pending);
 	struct offcpu_key key, next, *prev = NULL;
 	__u32 tid, ntid, *ptid = NULL;
-	uint64_t leftover = 0;
+	uint64_t leftover = 0, lost_ustacks = 0;
 	__u64 ns;
 	int err;
 
@@ -409,7 +409,8 @@ static int collect(struct stackrun *sr, void *ctx)
 			return err;
 	}
 	/* waits still pending (the thread never went back to user space
-	 * where it blocked before the end): their frame-pointer stacks */
+	 * where it blocked before the end): their frame-pointer stacks, or
+	 * none (a voluntary wait takes no frame-pointer walk) */
 	while (snapshots_on(r) && bpf_map_get_next_key(pending_fd, ptid, &ntid) == 0) {
 		struct { struct offcpu_key key; __u64 ns, uip, usp; } p;
 
@@ -418,6 +419,8 @@ static int collect(struct stackrun *sr, void *ctx)
 		if (bpf_map_lookup_elem(pending_fd, &tid, &p))
 			continue;
 		leftover++;
+		if (p.key.ustack == STACK_LOST)
+			lost_ustacks++;
 		err = add_wait(sr, r, &p.key, p.ns, NULL, 0, false);
 		if (err)
 			return err;
@@ -440,7 +443,8 @@ static int collect(struct stackrun *sr, void *ctx)
 	      (unsigned long long)stat_sum(r, OSTAT_STACKS_FULL));
 	stackrun_set_counts(sr, stat_sum(r, OSTAT_INTERVALS),
 			    stat_sum(r, OSTAT_DROPPED) + stat_sum(r, OSTAT_STARTS_FULL),
-			    stat_sum(r, OSTAT_STACK_FAILED) + stat_sum(r, OSTAT_STACKS_FULL));
+			    stat_sum(r, OSTAT_STACK_FAILED) + stat_sum(r, OSTAT_STACKS_FULL) +
+				    stat_sum(r, OSTAT_USTACK_LOST) + lost_ustacks);
 	return 0;
 }
 

@@ -58,8 +58,6 @@ struct offcpu_run {
 	int threads;		/* OFFCPU_THREADS_* */
 	int state;		/* OFFCPU_STATE_* */
 	bool wakers;
-	enum unwind_mode unwind;
-	long stack_size;
 	struct offcpu_bpf *skel;
 	struct ring_buffer *rb;		/* deferred user-stack snapshots */
 	struct unwinder *uw;
@@ -90,7 +88,6 @@ static int parse_args(struct offcpu_run *r, int argc, char **argv)
 	int c;
 
 	r->max_us = -1;
-	r->stack_size = 16384;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:t:d:m:M:ukUKo:vh", longopts, NULL)) != -1) {
 		int err = stackrun_parse_opt(&r->o, c, optarg);
@@ -140,18 +137,6 @@ static int parse_args(struct offcpu_run *r, int argc, char **argv)
 		case 'w':
 			r->wakers = true;
 			break;
-		case 'W':
-			if (unwind_mode_parse(optarg, &r->unwind)) {
-				msg("--unwind %s: expected auto, fp or tables", optarg);
-				return 2;
-			}
-			break;
-		case 'S':
-			if (parse_long(optarg, 512, SNAPSHOT_MAX, &r->stack_size)) {
-				msg("--stack-size %s: expected bytes, 512 to %d", optarg, SNAPSHOT_MAX);
-				return 2;
-			}
-			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return -1;
@@ -173,7 +158,7 @@ static int parse_args(struct offcpu_run *r, int argc, char **argv)
 
 static bool snapshots_on(const struct offcpu_run *r)
 {
-	return r->unwind != UNWIND_FP && !r->o.kernel_only && r->threads != OFFCPU_THREADS_KERNEL;
+	return r->o.unwind != UNWIND_FP && !r->o.kernel_only && r->threads != OFFCPU_THREADS_KERNEL;
 }
 
 /* A wait with its user stack copied at syscall exit: unwind it now,
@@ -254,7 +239,7 @@ static int setup(struct stackrun *sr, void *ctx)
 		bpf_program__set_autoload(skel->progs.on_waking, false);
 	if (snapshots_on(r)) {
 		skel->rodata->ustack_mode = USTACK_SNAPSHOT;
-		skel->rodata->snapshot_bytes = r->stack_size;
+		skel->rodata->snapshot_bytes = r->o.stack_size;
 		bpf_map__set_max_entries(skel->maps.snapshot_scratch, libbpf_num_possible_cpus());
 	} else {
 		bpf_program__set_autoload(skel->progs.on_sys_exit, false);
@@ -270,7 +255,7 @@ static int setup(struct stackrun *sr, void *ctx)
 	if (err)
 		return err;
 	if (snapshots_on(r)) {
-		r->uw = unwinder_new(stackrun_proctab(sr), stackrun_symcache(sr), r->unwind);
+		r->uw = unwinder_new(stackrun_proctab(sr), stackrun_symcache(sr), r->o.unwind);
 		r->agg = stackagg_new();
 		r->rb = ring_buffer__new(bpf_map__fd(skel->maps.snapshots), on_snapshot, r, NULL);
 		if (!r->uw || !r->agg || !r->rb) {
@@ -297,34 +282,10 @@ static void stop(struct stackrun *sr, void *ctx)
 	offcpu_bpf__detach(r->skel);
 }
 
-static int read_stack(int fd, __u64 handle, uint64_t *ips);
 
 static uint64_t stat_sum(struct offcpu_run *r, enum offcpu_stat idx)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 vals[ncpu > 0 ? ncpu : 1], sum = 0;
-	__u32 key = idx;
-
-	if (ncpu <= 0 || bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.stats), &key, vals))
-		return 0;
-	for (int i = 0; i < ncpu; i++)
-		sum += vals[i];
-	return sum;
-}
-
-/* Reads a stack by handle into ips; returns the depth, 0 none, -1 lost. */
-static int read_stack(int fd, __u64 handle, uint64_t *ips)
-{
-	struct profile_stack st;
-
-	if (handle == STACK_NONE)
-		return 0;
-	if (handle == STACK_LOST || bpf_map_lookup_elem(fd, &handle, &st))
-		return -1;
-	if (st.nr > PROFILE_MAX_DEPTH)
-		st.nr = PROFILE_MAX_DEPTH;
-	memcpy(ips, st.ips, st.nr * sizeof(*ips));
-	return st.nr;
+	return stackrun_percpu_sum(bpf_map__fd(r->skel->maps.stats), idx);
 }
 
 /* One wait (or sum of waits) as stackrun wants it; uips/nu from the
@@ -344,13 +305,13 @@ static int add_wait(struct stackrun *sr, struct offcpu_run *r, const struct offc
 		return 0;
 	}
 	memcpy(smp.comm, key->comm, sizeof(key->comm));
-	smp.nk = read_stack(stacks_fd, key->kstack, smp.kips);
+	smp.nk = stackrun_read_stack(stacks_fd, key->kstack, smp.kips);
 	if (uips) {
 		smp.nu = nu;
 		smp.utrunc = utrunc;
 		memcpy(smp.uips, uips, nu * sizeof(*uips));
 	} else {
-		smp.nu = read_stack(stacks_fd, key->ustack, smp.uips);
+		smp.nu = stackrun_read_stack(stacks_fd, key->ustack, smp.uips);
 		smp.utrunc = smp.nu == PROFILE_MAX_DEPTH;
 	}
 	if (r->wakers) {
@@ -359,8 +320,8 @@ static int add_wait(struct stackrun *sr, struct offcpu_run *r, const struct offc
 		smp.waker_gen = key->waker_gen;
 		if (key->waker_pid || key->waker_comm[0]) {
 			memcpy(smp.waker_comm, key->waker_comm, sizeof(key->waker_comm));
-			smp.wnk = read_stack(stacks_fd, key->waker_kstack, smp.wkips);
-			smp.wnu = read_stack(stacks_fd, key->waker_ustack, smp.wuips);
+			smp.wnk = stackrun_read_stack(stacks_fd, key->waker_kstack, smp.wkips);
+			smp.wnu = stackrun_read_stack(stacks_fd, key->waker_ustack, smp.wuips);
 		} else {
 			strcpy(smp.waker_comm, "[no waker]");
 		}

@@ -49,8 +49,6 @@ static const char usage_text[] =
 struct profile_run {
 	struct stackrun_opts o;
 	long hz;
-	enum unwind_mode unwind;
-	long stack_size;
 	struct ring_buffer *rb;		/* snapshots, unless --unwind fp */
 	struct unwinder *uw;
 	struct stackagg *agg;		/* samples unwound here */
@@ -74,7 +72,6 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 	int c;
 
 	r->hz = DEFAULT_HZ;
-	r->stack_size = 16384;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+F:p:d:UKo:vh", longopts, NULL)) != -1) {
 		int err = stackrun_parse_opt(&r->o, c, optarg);
@@ -87,18 +84,6 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 		case 'F':
 			if (parse_long(optarg, 1, MAX_HZ, &r->hz)) {
 				msg("-F %s: expected a rate in Hz, 1 to %d", optarg, MAX_HZ);
-				return 2;
-			}
-			break;
-		case 'W':
-			if (unwind_mode_parse(optarg, &r->unwind)) {
-				msg("--unwind %s: expected auto, fp or tables", optarg);
-				return 2;
-			}
-			break;
-		case 'S':
-			if (parse_long(optarg, 512, SNAPSHOT_MAX, &r->stack_size)) {
-				msg("--stack-size %s: expected bytes, 512 to %d", optarg, SNAPSHOT_MAX);
 				return 2;
 			}
 			break;
@@ -207,7 +192,7 @@ static int poll_snapshots(struct stackrun *sr, void *ctx)
 
 static int setup_snapshots(struct stackrun *sr, struct profile_run *r)
 {
-	r->uw = unwinder_new(stackrun_proctab(sr), stackrun_symcache(sr), r->unwind);
+	r->uw = unwinder_new(stackrun_proctab(sr), stackrun_symcache(sr), r->o.unwind);
 	r->agg = stackagg_new();
 	if (!r->uw || !r->agg)
 		return -ENOMEM;
@@ -236,9 +221,9 @@ static int setup(struct stackrun *sr, void *ctx)
 	skel->rodata->follow_forks = stackrun_follows(sr);
 	skel->rodata->want_kernel = !r->o.user_only;
 	skel->rodata->want_user = !r->o.kernel_only;
-	skel->rodata->ustack_mode = r->unwind == UNWIND_FP ? USTACK_FP : USTACK_SNAPSHOT;
-	skel->rodata->snapshot_bytes = r->stack_size;
-	if (r->unwind == UNWIND_FP || r->o.kernel_only)
+	skel->rodata->ustack_mode = r->o.unwind == UNWIND_FP ? USTACK_FP : USTACK_SNAPSHOT;
+	skel->rodata->snapshot_bytes = r->o.stack_size;
+	if (r->o.unwind == UNWIND_FP || r->o.kernel_only)
 		bpf_map__set_max_entries(skel->maps.snapshots, 4096);
 	else
 		bpf_map__set_max_entries(skel->maps.snapshot_scratch,
@@ -252,7 +237,7 @@ static int setup(struct stackrun *sr, void *ctx)
 	err = stackrun_fill_targets(sr, bpf_map__fd(skel->maps.targets));
 	if (err)
 		return err;
-	if (r->unwind != UNWIND_FP && !r->o.kernel_only) {
+	if (r->o.unwind != UNWIND_FP && !r->o.kernel_only) {
 		err = setup_snapshots(sr, r);
 		if (err)
 			return err;
@@ -268,15 +253,7 @@ static int setup(struct stackrun *sr, void *ctx)
 
 static uint64_t stat_sum(struct profile_run *r, enum profile_stat idx)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 vals[ncpu > 0 ? ncpu : 1], sum = 0;
-	__u32 key = idx;
-
-	if (ncpu <= 0 || bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.stats), &key, vals))
-		return 0;
-	for (int i = 0; i < ncpu; i++)
-		sum += vals[i];
-	return sum;
+	return stackrun_percpu_sum(bpf_map__fd(r->skel->maps.stats), idx);
 }
 
 /* Samples the perf_event program never ran for (it was busy on that CPU). */
@@ -288,22 +265,6 @@ static uint64_t recursion_misses(struct profile_run *r)
 	if (bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.on_sample), &info, &len))
 		return 0;
 	return info.recursion_misses;
-}
-
-/* Reads a stack by handle into ips (innermost first); returns the depth, 0
- * for none, -1 for lost. */
-static int read_stack(int fd, __u64 handle, uint64_t *ips)
-{
-	struct profile_stack st;
-
-	if (handle == STACK_NONE)
-		return 0;
-	if (handle == STACK_LOST || bpf_map_lookup_elem(fd, &handle, &st))
-		return -1;
-	if (st.nr > PROFILE_MAX_DEPTH)
-		st.nr = PROFILE_MAX_DEPTH;
-	memcpy(ips, st.ips, st.nr * sizeof(*ips));
-	return st.nr;
 }
 
 static int collect(struct stackrun *sr, void *ctx)
@@ -329,8 +290,8 @@ static int collect(struct stackrun *sr, void *ctx)
 		};
 		memcpy(smp.comm, key.comm, sizeof(key.comm));
 		smp.comm[sizeof(key.comm)] = 0;
-		smp.nk = read_stack(stacks_fd, key.kstack, smp.kips);
-		smp.nu = read_stack(stacks_fd, key.ustack, smp.uips);
+		smp.nk = stackrun_read_stack(stacks_fd, key.kstack, smp.kips);
+		smp.nu = stackrun_read_stack(stacks_fd, key.ustack, smp.uips);
 		/* the kernel's walk stops at its depth limit */
 		smp.utrunc = smp.nu == PROFILE_MAX_DEPTH;
 		err = stackrun_add(sr, &smp);
@@ -346,7 +307,7 @@ static int collect(struct stackrun *sr, void *ctx)
 		};
 		memcpy(smp.comm, e->comm, sizeof(smp.comm));
 		memcpy(smp.uips, e->ips, e->n * sizeof(*e->ips));
-		smp.nk = read_stack(stacks_fd, e->kstack, smp.kips);
+		smp.nk = stackrun_read_stack(stacks_fd, e->kstack, smp.kips);
 		err = stackrun_add(sr, &smp);
 		if (err)
 			return err;

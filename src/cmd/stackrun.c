@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "common.h"
 #include "cmd/stackrun.h"
 #include "report/flamegraph.h"
@@ -78,6 +79,18 @@ int stackrun_parse_opt(struct stackrun_opts *o, int c, const char *arg)
 	case 'O':
 		o->offsets = true;
 		return 1;
+	case 'W':
+		if (unwind_mode_parse(arg, &o->unwind)) {
+			msg("--unwind %s: expected auto, fp or tables", arg);
+			return -1;
+		}
+		return 1;
+	case 'S':
+		if (parse_long(arg, 512, SNAPSHOT_MAX, &o->stack_size)) {
+			msg("--stack-size %s: expected bytes, 512 to %d", arg, SNAPSHOT_MAX);
+			return -1;
+		}
+		return 1;
 	case 'f':
 		if (!strcmp(arg, "svg")) {
 			o->format = FORMAT_SVG;
@@ -92,8 +105,36 @@ int stackrun_parse_opt(struct stackrun_opts *o, int c, const char *arg)
 	return 0;
 }
 
+int stackrun_read_stack(int stacks_fd, __u64 handle, uint64_t *ips)
+{
+	struct profile_stack st;
+
+	if (handle == STACK_NONE)
+		return 0;
+	if (handle == STACK_LOST || bpf_map_lookup_elem(stacks_fd, &handle, &st))
+		return -1;
+	if (st.nr > PROFILE_MAX_DEPTH)
+		st.nr = PROFILE_MAX_DEPTH;
+	memcpy(ips, st.ips, st.nr * sizeof(*ips));
+	return st.nr;
+}
+
+uint64_t stackrun_percpu_sum(int map_fd, uint32_t idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 vals[ncpu > 0 ? ncpu : 1], sum = 0;
+
+	if (ncpu <= 0 || bpf_map_lookup_elem(map_fd, &idx, vals))
+		return 0;
+	for (int i = 0; i < ncpu; i++)
+		sum += vals[i];
+	return sum;
+}
+
 int stackrun_finish_opts(struct stackrun_opts *o, int argc, char **argv)
 {
+	if (!o->stack_size)
+		o->stack_size = 16384;
 	if (o->user_only && o->kernel_only) {
 		msg("-U and -K exclude each other (user-only, kernel-only stacks)");
 		return 2;

@@ -25,12 +25,14 @@ struct stackrun_opts {
 	const char *output;	/* -o */
 	enum stackrun_format format;
 	bool offsets;		/* --offsets */
+	enum unwind_mode unwind;	/* --unwind */
+	long stack_size;	/* --stack-size: bytes of user stack copied */
 	char **cmd;		/* -- CMD ARGS, NULL-terminated */
 };
 
 /* Handles an option every stack command shares (-p -d -U -K -o -v
- * --format(f) --offsets(O)): 1 if handled, 0 if not one of them, -1 after
- * printing why it is wrong. */
+ * --format(f) --offsets(O) --unwind(W) --stack-size(S)): 1 if handled, 0
+ * if not one of them, -1 after printing why it is wrong. */
 int stackrun_parse_opt(struct stackrun_opts *o, int c, const char *arg);
 /* Checks the whole and takes the command; 0 or 2 (usage). */
 int stackrun_finish_opts(struct stackrun_opts *o, int argc, char **argv);
@@ -88,6 +90,12 @@ struct symcache *stackrun_symcache(struct stackrun *sr);
 /* samples: taken in scope; lost: never counted; lost_stacks: not recorded */
 void stackrun_set_counts(struct stackrun *sr, uint64_t samples, uint64_t lost,
 			 uint64_t lost_stacks);
+
+/* Reads a stack from a BPF `stacks` map by handle into ips (innermost
+ * first); returns the depth, 0 for none, -1 for lost. */
+int stackrun_read_stack(int stacks_fd, __u64 handle, uint64_t *ips);
+/* The sum over CPUs of entry idx of a per-CPU array of u64 counters. */
+uint64_t stackrun_percpu_sum(int map_fd, uint32_t idx);
 
 /* Runs the whole thing; returns the exit status. */
 int stackrun_main(const struct stackrun_ops *ops, struct stackrun_opts *o, void *ctx);

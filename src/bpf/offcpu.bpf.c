@@ -112,18 +112,6 @@ static __always_inline void stat_inc(__u32 idx)
 		(*v)++;
 }
 
-static __always_inline __u64 take_stack(void *ctx, __u64 flags)
-{
-	enum stack_err err;
-	__u64 h = record_stack(ctx, flags, &err);
-
-	if (err == STACK_ERR_GET)
-		stat_inc(OSTAT_STACK_FAILED);
-	else if (err == STACK_ERR_FULL)
-		stat_inc(OSTAT_STACKS_FULL);
-	return h;
-}
-
 static __always_inline bool is_kthread(struct task_struct *t)
 {
 	return t->flags & 0x00200000;	/* PF_KTHREAD */
@@ -220,12 +208,12 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	     (state_filter == OFFCPU_STATE_DISK && (prev_state & 0xff) == 2))) {
 		s.ts = now;
 		if (want_kernel)
-			s.kstack = take_stack(ctx, 0);
+			s.kstack = record_stack(ctx, 0);
 		if (want_user && !is_kthread(prev)) {
 			/* with snapshots, the fallback for a wait whose thread
 			 * does not come back through sys_exit where it left, or
 			 * whose copy finds the ring buffer full */
-			s.ustack = take_stack(ctx, BPF_F_USER_STACK);
+			s.ustack = record_stack(ctx, BPF_F_USER_STACK);
 			if (ustack_mode == USTACK_SNAPSHOT) {
 				struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 
@@ -336,9 +324,9 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	w.gen = gen_of(w.pid);
 	bpf_get_current_comm(w.comm, sizeof(w.comm));
 	if (want_kernel)
-		w.kstack = take_stack(ctx, 0);
+		w.kstack = record_stack(ctx, 0);
 	if (want_user && !is_kthread(cur) && cur->pid != 0)
-		w.ustack = take_stack(ctx, BPF_F_USER_STACK);
+		w.ustack = record_stack(ctx, BPF_F_USER_STACK);
 	bpf_map_update_elem(&waking, &tid, &w, BPF_ANY);
 	return 0;
 }

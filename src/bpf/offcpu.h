@@ -47,8 +47,6 @@ enum offcpu_stat {
 	OSTAT_SWITCHES,		/* switch-outs recorded */
 	OSTAT_STARTS_FULL,	/* a switch-out not recorded: `starts` full */
 	OSTAT_DROPPED,		/* a blocked interval not counted: `counts` full */
-	OSTAT_STACK_FAILED,	/* bpf_get_stack() errors */
-	OSTAT_STACKS_FULL,	/* `stacks` full */
 	OSTAT_INTERVALS,	/* blocked intervals counted */
 	OSTAT_SNAPSHOTS,	/* ... of which with a deferred user stack */
 	OSTAT_FALLBACK,		/* ... with the frame-pointer stack: the thread

@@ -61,19 +61,6 @@ static __always_inline void stat_inc(__u32 idx)
 		(*v)++;
 }
 
-/* record_stack() with the loss counted */
-static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 fail_stat)
-{
-	enum stack_err err;
-	__u64 h = record_stack(ctx, flags, &err);
-
-	if (err == STACK_ERR_GET)
-		stat_inc(fail_stat);
-	else if (err == STACK_ERR_FULL)
-		stat_inc(PSTAT_STACKS_FULL);
-	return h;
-}
-
 /* Queues the user registers and a copy of the user stack from sp upwards
  * (copy_user_stack()).  Returns 0; 1 when there is no user stack (the sample is counted in the
  * kernel with its kernel stack only); -1 when it is counted with its user
@@ -113,7 +100,7 @@ static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 		 * there is no user stack to lose */
 		if ((task->flags & 0x4 /* PF_EXITING */) || BPF_CORE_READ_BITFIELD(task, in_execve))
 			return 1;
-		stat_inc(PSTAT_USTACK_FAILED);
+		stat_inc(PSTAT_SNAPSHOT_FAILED);
 		return -1;
 	}
 	b->hdr.size = copied;
@@ -152,7 +139,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	key.gen = gen_of(pid);
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_kernel)
-		key.kstack = take_stack(ctx, 0, PSTAT_KSTACK_FAILED);
+		key.kstack = record_stack(ctx, 0);
 	if (want_user && pid != 0) {
 		struct task_struct *task = bpf_get_current_task_btf();
 
@@ -166,8 +153,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 				return 0;
 			key.ustack = q > 0 ? STACK_NONE : STACK_LOST;
 		} else {
-			key.ustack = take_stack(ctx, BPF_F_USER_STACK,
-						PSTAT_USTACK_FAILED);
+			key.ustack = record_stack(ctx, BPF_F_USER_STACK);
 		}
 	}
 

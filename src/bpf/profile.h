@@ -32,12 +32,19 @@ struct profile_stack {
 
 /* Indexes of the per-CPU `stats` array: every sample and stack that could
  * not be recorded is counted here and printed at the end of a run. */
+/* Indexes of the per-CPU `stack_errors` array that the shared stack store
+ * (stackmap.bpf.h) counts its own failures in, for every program. */
+enum stack_error {
+	STACKERR_KERNEL,	/* bpf_get_stack() failed on a kernel stack */
+	STACKERR_USER,		/* ... on a user stack */
+	STACKERR_FULL,		/* a stack not stored: `stacks` full */
+	STACKERR_NR,
+};
+
 enum profile_stat {
 	PSTAT_SAMPLES,		/* samples taken in scope */
 	PSTAT_DROPPED,		/* samples not counted: `counts` full */
-	PSTAT_KSTACK_FAILED,	/* bpf_get_stack() error on the kernel stack */
-	PSTAT_USTACK_FAILED,	/* ... on the user stack / its snapshot */
-	PSTAT_STACKS_FULL,	/* a stack not stored: `stacks` full */
+	PSTAT_SNAPSHOT_FAILED,	/* no byte of the user stack could be copied */
 	PSTAT_RING_FULL,	/* a snapshot not queued: `snapshots` full */
 	PSTAT_SNAPSHOTS,	/* snapshots queued */
 	PSTAT_NR,

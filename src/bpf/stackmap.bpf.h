@@ -29,11 +29,20 @@ struct {
 	__type(value, struct profile_stack);
 } stack_scratch SEC(".maps");
 
-enum stack_err {
-	STACK_OK,
-	STACK_ERR_GET,		/* bpf_get_stack() failed */
-	STACK_ERR_FULL,		/* `stacks` full */
-};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STACKERR_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stack_errors SEC(".maps");
+
+static __always_inline void stack_error(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stack_errors, &idx);
+
+	if (v)
+		(*v)++;
+}
 
 /* 64-bit FNV-1a over the words, then a final avalanche (murmur3 fmix64). */
 static __always_inline __u64 hash_ips(const struct profile_stack *st, __u64 seed)
@@ -55,16 +64,15 @@ static __always_inline __u64 hash_ips(const struct profile_stack *st, __u64 seed
 }
 
 /* The current task's kernel stack (flags 0) or user stack
- * (BPF_F_USER_STACK), stored; returns its handle, STACK_NONE or
- * STACK_LOST with *err saying why. */
-static __always_inline __u64 record_stack(void *ctx, __u64 flags, enum stack_err *err)
+ * (BPF_F_USER_STACK), stored; returns its handle, STACK_NONE, or
+ * STACK_LOST with the reason counted in `stack_errors`. */
+static __always_inline __u64 record_stack(void *ctx, __u64 flags)
 {
 	__u32 zero = 0;
 	struct profile_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
 	long n;
 	__u64 h;
 
-	*err = STACK_OK;
 	if (!st)
 		return STACK_LOST;
 	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
@@ -72,7 +80,7 @@ static __always_inline __u64 record_stack(void *ctx, __u64 flags, enum stack_err
 		/* a kernel thread has no user stack: that is not a loss */
 		if ((flags & BPF_F_USER_STACK) && n == -EFAULT)
 			return STACK_NONE;
-		*err = STACK_ERR_GET;
+		stack_error(flags & BPF_F_USER_STACK ? STACKERR_USER : STACKERR_KERNEL);
 		return STACK_LOST;
 	}
 	st->nr = n / sizeof(__u64);
@@ -81,7 +89,7 @@ static __always_inline __u64 record_stack(void *ctx, __u64 flags, enum stack_err
 	h = hash_ips(st, flags);
 	n = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
 	if (n && n != -EEXIST) {
-		*err = STACK_ERR_FULL;
+		stack_error(STACKERR_FULL);
 		return STACK_LOST;
 	}
 	return h;

@@ -390,8 +390,7 @@ static int collect(struct stackrun *sr, void *ctx)
 		msg("unwinding user stacks: %s", strerror(-r->err));
 	debug("%llu switch-outs, %llu intervals counted (%llu with a deferred user stack, "
 	      "%llu with the frame-pointer one, %llu pending at the end), %llu stacks under 0.5 us "
-	      "in all left out; starts full %llu, pending full %llu, counts full %llu, ring full %llu, "
-	      "stack errors %llu, stacks full %llu",
+	      "in all left out; starts full %llu, pending full %llu, counts full %llu, ring full %llu",
 	      (unsigned long long)stat_sum(r, OSTAT_SWITCHES),
 	      (unsigned long long)stat_sum(r, OSTAT_INTERVALS),
 	      (unsigned long long)stat_sum(r, OSTAT_SNAPSHOTS),
@@ -399,12 +398,10 @@ static int collect(struct stackrun *sr, void *ctx)
 	      (unsigned long long)r->tiny, (unsigned long long)stat_sum(r, OSTAT_STARTS_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_PENDING_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_DROPPED),
-	      (unsigned long long)stat_sum(r, OSTAT_RING_FULL),
-	      (unsigned long long)stat_sum(r, OSTAT_STACK_FAILED),
-	      (unsigned long long)stat_sum(r, OSTAT_STACKS_FULL));
+	      (unsigned long long)stat_sum(r, OSTAT_RING_FULL));
 	stackrun_set_counts(sr, stat_sum(r, OSTAT_INTERVALS),
 			    stat_sum(r, OSTAT_DROPPED) + stat_sum(r, OSTAT_STARTS_FULL),
-			    stat_sum(r, OSTAT_STACK_FAILED) + stat_sum(r, OSTAT_STACKS_FULL) +
+			    stackrun_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +
 				    stat_sum(r, OSTAT_USTACK_LOST) + lost_ustacks);
 	return 0;
 }

@@ -324,21 +324,18 @@ static int collect(struct stackrun *sr, void *ctx)
 		      (unsigned long long)us->truncated, (unsigned long long)us->tables,
 		      (unsigned long long)us->no_table);
 	}
-	debug("samples %llu (%llu snapshots, %llu not queued: ring full), dropped %llu, "
-	      "recursion misses %llu, kernel stack errors %llu, "
-	      "user stack errors %llu, stacks map full %llu",
+	debug("samples %llu (%llu snapshots, %llu not queued: ring full, %llu not copied), "
+	      "dropped %llu, recursion misses %llu",
 	      (unsigned long long)stat_sum(r, PSTAT_SAMPLES),
 	      (unsigned long long)stat_sum(r, PSTAT_SNAPSHOTS),
 	      (unsigned long long)stat_sum(r, PSTAT_RING_FULL),
+	      (unsigned long long)stat_sum(r, PSTAT_SNAPSHOT_FAILED),
 	      (unsigned long long)stat_sum(r, PSTAT_DROPPED),
-	      (unsigned long long)recursion_misses(r),
-	      (unsigned long long)stat_sum(r, PSTAT_KSTACK_FAILED),
-	      (unsigned long long)stat_sum(r, PSTAT_USTACK_FAILED),
-	      (unsigned long long)stat_sum(r, PSTAT_STACKS_FULL));
+	      (unsigned long long)recursion_misses(r));
 	stackrun_set_counts(sr, stat_sum(r, PSTAT_SAMPLES),
 			    stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),
-			    stat_sum(r, PSTAT_KSTACK_FAILED) + stat_sum(r, PSTAT_USTACK_FAILED) +
-				    stat_sum(r, PSTAT_STACKS_FULL) + stat_sum(r, PSTAT_RING_FULL));
+			    stackrun_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +
+				    stat_sum(r, PSTAT_SNAPSHOT_FAILED) + stat_sum(r, PSTAT_RING_FULL));
 	return 0;
 }
 

@@ -131,6 +131,18 @@ uint64_t stackrun_percpu_sum(int map_fd, uint32_t idx)
 	return sum;
 }
 
+uint64_t stackrun_stack_errors(int map_fd)
+{
+	uint64_t k = stackrun_percpu_sum(map_fd, STACKERR_KERNEL),
+		 u = stackrun_percpu_sum(map_fd, STACKERR_USER),
+		 full = stackrun_percpu_sum(map_fd, STACKERR_FULL);
+
+	debug("stacks not recorded: %llu kernel, %llu user (bpf_get_stack errors), "
+	      "%llu with the stack map full", (unsigned long long)k, (unsigned long long)u,
+	      (unsigned long long)full);
+	return k + u + full;
+}
+
 int stackrun_finish_opts(struct stackrun_opts *o, int argc, char **argv)
 {
 	if (!o->stack_size)

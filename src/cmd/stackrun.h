@@ -97,6 +97,10 @@ int stackrun_read_stack(int stacks_fd, __u64 handle, uint64_t *ips);
 /* The sum over CPUs of entry idx of a per-CPU array of u64 counters. */
 uint64_t stackrun_percpu_sum(int map_fd, uint32_t idx);
 
+/* Stacks the shared stack store could not record (its `stack_errors`
+ * map), all reasons together; the split goes to -v. */
+uint64_t stackrun_stack_errors(int map_fd);
+
 /* Runs the whole thing; returns the exit status. */
 int stackrun_main(const struct stackrun_ops *ops, struct stackrun_opts *o, void *ctx);
 

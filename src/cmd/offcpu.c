@@ -59,10 +59,6 @@ struct offcpu_run {
 	int state;		/* OFFCPU_STATE_* */
 	bool wakers;
 	struct offcpu_bpf *skel;
-	struct ring_buffer *rb;		/* deferred user-stack snapshots */
-	struct unwinder *uw;
-	struct stackagg *agg;		/* waits unwound here, in ns */
-	int err;
 	uint64_t tiny;		/* stacks under half a microsecond in all */
 };
 
@@ -161,55 +157,27 @@ static bool snapshots_on(const struct offcpu_run *r)
 	return r->o.unwind != UNWIND_FP && !r->o.kernel_only && r->threads != OFFCPU_THREADS_KERNEL;
 }
 
-/* A wait with its user stack copied at syscall exit: unwind it now,
- * while the process's mappings are current. */
-static int on_snapshot(void *ctx, void *data, size_t size)
+/* A wait with its user stack copied at syscall exit; the waker half of
+ * its key rides along as extra key bytes. */
+static bool decode_snapshot(const void *data, size_t size, struct stackrun_snapshot *out,
+			    void *ctx)
 {
 	struct offcpu_run *r = ctx;
 	const struct offcpu_snapshot *h = data;
 	const struct offcpu_key *k = &h->key;
-	struct waker_extra w = {};
-	uint64_t ips[UNWIND_MAX_DEPTH];
-	struct unwind_regs regs;
-	char comm[17];
-	bool trunc;
-	int n, err;
+	static struct waker_extra w;
 
 	if (size < sizeof(*h) || h->size > size - sizeof(*h))
-		return 0;
-	regs = (struct unwind_regs){ h->ip, h->sp, h->bp };
-	n = unwind_stack(r->uw, k->pid, k->gen, &regs, h + 1, h->size, ips, UNWIND_MAX_DEPTH,
-			 &trunc);
-	memcpy(comm, k->comm, 16);
-	comm[16] = 0;
-	if (r->wakers) {
-		w.pid = k->waker_pid;
-		w.gen = k->waker_gen;
-		w.kstack = k->waker_kstack;
-		w.ustack = k->waker_ustack;
-		memcpy(w.comm, k->waker_comm, sizeof(w.comm));
-	}
-	err = stackagg_add(r->agg,
-			   &(struct stackagg_key){ .pid = k->pid, .gen = k->gen, .comm = comm,
-						   .kstack = k->kstack, .extra = &w,
-						   .extra_len = r->wakers ? sizeof(w) : 0 },
-			   ips, n, trunc, h->ns);
-	if (err && !r->err)
-		r->err = err;
-	return 0;
-}
-
-static int poll_snapshots(struct stackrun *sr, void *ctx)
-{
-	struct offcpu_run *r = ctx;
-	int n;
-
-	if (!r->rb)
-		return 0;
-	n = ring_buffer__consume(r->rb);
-	if (n < 0 && !r->err)
-		r->err = n;
-	return 0;
+		return false;
+	w = (struct waker_extra){ .pid = k->waker_pid, .gen = k->waker_gen,
+				  .kstack = k->waker_kstack, .ustack = k->waker_ustack };
+	memcpy(w.comm, k->waker_comm, sizeof(w.comm));
+	*out = (struct stackrun_snapshot){
+		.pid = k->pid, .gen = k->gen, .comm = k->comm, .kstack = k->kstack,
+		.regs = { h->ip, h->sp, h->bp }, .stack = h + 1, .size = h->size,
+		.value = h->ns, .extra = &w, .extra_len = r->wakers ? sizeof(w) : 0,
+	};
+	return true;
 }
 
 static int setup(struct stackrun *sr, void *ctx)
@@ -255,15 +223,7 @@ static int setup(struct stackrun *sr, void *ctx)
 	if (err)
 		return err;
 	if (snapshots_on(r)) {
-		r->uw = unwinder_new(stackrun_proctab(sr), stackrun_symcache(sr), r->o.unwind);
-		r->agg = stackagg_new();
-		r->rb = ring_buffer__new(bpf_map__fd(skel->maps.snapshots), on_snapshot, r, NULL);
-		if (!r->uw || !r->agg || !r->rb) {
-			err = -errno;
-			msg("user-stack snapshots: %s", strerror(-err));
-			return err;
-		}
-		err = stackrun_watch_fd(sr, ring_buffer__epoll_fd(r->rb));
+		err = stackrun_snapshots(sr, bpf_map__fd(skel->maps.snapshots), decode_snapshot, r);
 		if (err)
 			return err;
 	}
@@ -334,6 +294,7 @@ static int collect(struct stackrun *sr, void *ctx)
 	struct offcpu_run *r = ctx;
 	int counts_fd = bpf_map__fd(r->skel->maps.counts);
 	int pending_fd = bpf_map__fd(r->skel->maps.pending);
+	const struct stackagg *unwound = stackrun_unwound(sr);
 	struct offcpu_key key, next, *prev = NULL;
 	__u32 tid, ntid, *ptid = NULL;
 	uint64_t leftover = 0, lost_ustacks = 0;
@@ -351,8 +312,8 @@ static int collect(struct stackrun *sr, void *ctx)
 			return err;
 	}
 	/* waits whose user stack was copied at syscall exit */
-	for (size_t i = 0; r->agg && i < stackagg_count(r->agg); i++) {
-		const struct stackagg_entry *e = stackagg_get(r->agg, i);
+	for (size_t i = 0; unwound && i < stackagg_count(unwound); i++) {
+		const struct stackagg_entry *e = stackagg_get(unwound, i);
 		struct offcpu_key k = { .pid = e->pid, .gen = e->gen, .kstack = e->kstack };
 
 		memcpy(k.comm, e->comm, sizeof(k.comm));
@@ -386,8 +347,6 @@ static int collect(struct stackrun *sr, void *ctx)
 		if (err)
 			return err;
 	}
-	if (r->err)
-		msg("unwinding user stacks: %s", strerror(-r->err));
 	debug("%llu switch-outs, %llu intervals counted (%llu with a deferred user stack, "
 	      "%llu with the frame-pointer one, %llu pending at the end), %llu stacks under 0.5 us "
 	      "in all left out; starts full %llu, pending full %llu, counts full %llu, ring full %llu",
@@ -418,7 +377,6 @@ int cmd_offcpu(int argc, char **argv)
 		.setup = setup,
 		.stop = stop,
 		.collect = collect,
-		.poll = poll_snapshots,
 	};
 	char sub[160];
 	int ret;
@@ -431,9 +389,6 @@ int cmd_offcpu(int argc, char **argv)
 		 r.wakers ? ", with wakers" : "");
 	ops.subtitle = sub;
 	ret = stackrun_main(&ops, &r.o, &r);
-	ring_buffer__free(r.rb);
-	unwinder_free(r.uw);
-	stackagg_free(r.agg);
 	offcpu_bpf__destroy(r.skel);
 	return ret;
 }

@@ -49,10 +49,6 @@ static const char usage_text[] =
 struct profile_run {
 	struct stackrun_opts o;
 	long hz;
-	struct ring_buffer *rb;		/* snapshots, unless --unwind fp */
-	struct unwinder *uw;
-	struct stackagg *agg;		/* samples unwound here */
-	int err;			/* first error while draining */
 	struct profile_bpf *skel;
 	int *cpus, ncpus;
 	int *pfds;			/* per CPU perf event fds */
@@ -149,60 +145,19 @@ static void detach_sampling(struct profile_run *r)
 	}
 }
 
-/* One snapshot from the ring buffer: unwind it now, while the process's
- * mappings are known, and count the result. */
-static int on_snapshot(void *ctx, void *data, size_t size)
+/* One snapshot record: registers, kernel stack handle, stack bytes. */
+static bool decode_snapshot(const void *data, size_t size, struct stackrun_snapshot *out,
+			    void *ctx)
 {
-	struct profile_run *r = ctx;
 	const struct profile_snapshot *h = data;
-	uint64_t ips[UNWIND_MAX_DEPTH];
-	struct unwind_regs regs;
-	char comm[17];
-	bool trunc;
-	int n, err;
 
 	if (size < sizeof(*h) || h->size > size - sizeof(*h))
-		return 0;
-	regs = (struct unwind_regs){ h->ip, h->sp, h->bp };
-	n = unwind_stack(r->uw, h->pid, h->gen, &regs, h + 1, h->size, ips, UNWIND_MAX_DEPTH,
-			 &trunc);
-	memcpy(comm, h->comm, 16);
-	comm[16] = 0;
-	err = stackagg_add(r->agg,
-			   &(struct stackagg_key){ .pid = h->pid, .gen = h->gen, .comm = comm,
-						   .kstack = h->kstack },
-			   ips, n, trunc, 1);
-	if (err && !r->err)
-		r->err = err;
-	return 0;
-}
-
-static int poll_snapshots(struct stackrun *sr, void *ctx)
-{
-	struct profile_run *r = ctx;
-	int n;
-
-	if (!r->rb)
-		return 0;
-	n = ring_buffer__consume(r->rb);
-	if (n < 0 && !r->err)
-		r->err = n;
-	return 0;
-}
-
-static int setup_snapshots(struct stackrun *sr, struct profile_run *r)
-{
-	r->uw = unwinder_new(stackrun_proctab(sr), stackrun_symcache(sr), r->o.unwind);
-	r->agg = stackagg_new();
-	if (!r->uw || !r->agg)
-		return -ENOMEM;
-	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.snapshots), on_snapshot, r, NULL);
-	if (!r->rb) {
-		int err = -errno;
-		msg("snapshot ring buffer: %s", strerror(-err));
-		return err;
-	}
-	return stackrun_watch_fd(sr, ring_buffer__epoll_fd(r->rb));
+		return false;
+	*out = (struct stackrun_snapshot){
+		.pid = h->pid, .gen = h->gen, .comm = h->comm, .kstack = h->kstack,
+		.regs = { h->ip, h->sp, h->bp }, .stack = h + 1, .size = h->size, .value = 1,
+	};
+	return true;
 }
 
 static int setup(struct stackrun *sr, void *ctx)
@@ -238,7 +193,7 @@ static int setup(struct stackrun *sr, void *ctx)
 	if (err)
 		return err;
 	if (r->o.unwind != UNWIND_FP && !r->o.kernel_only) {
-		err = setup_snapshots(sr, r);
+		err = stackrun_snapshots(sr, bpf_map__fd(skel->maps.snapshots), decode_snapshot, r);
 		if (err)
 			return err;
 	}
@@ -272,6 +227,7 @@ static int collect(struct stackrun *sr, void *ctx)
 	struct profile_run *r = ctx;
 	int counts_fd = bpf_map__fd(r->skel->maps.counts);
 	int stacks_fd = bpf_map__fd(r->skel->maps.stacks);
+	const struct stackagg *unwound = stackrun_unwound(sr);
 	struct profile_key key, next, *prev = NULL;
 	struct stackrun_sample smp;
 	__u64 count;
@@ -298,8 +254,8 @@ static int collect(struct stackrun *sr, void *ctx)
 		if (err)
 			return err;
 	}
-	for (size_t i = 0; r->agg && i < stackagg_count(r->agg); i++) {
-		const struct stackagg_entry *e = stackagg_get(r->agg, i);
+	for (size_t i = 0; unwound && i < stackagg_count(unwound); i++) {
+		const struct stackagg_entry *e = stackagg_get(unwound, i);
 
 		smp = (struct stackrun_sample){
 			.pid = e->pid, .gen = e->gen, .value = e->value,
@@ -311,18 +267,6 @@ static int collect(struct stackrun *sr, void *ctx)
 		err = stackrun_add(sr, &smp);
 		if (err)
 			return err;
-	}
-	if (r->err)
-		msg("unwinding user stacks: %s", strerror(-r->err));
-	if (r->uw) {
-		const struct unwind_stats *us = unwinder_stats(r->uw);
-
-		debug("unwound %llu snapshots (%llu more from the cache), %llu frames, "
-		      "%llu by frame pointer, %llu truncated; %llu tables built, %llu binaries without",
-		      (unsigned long long)us->stacks, (unsigned long long)us->cache_hits,
-		      (unsigned long long)us->frames, (unsigned long long)us->fp_frames,
-		      (unsigned long long)us->truncated, (unsigned long long)us->tables,
-		      (unsigned long long)us->no_table);
 	}
 	debug("samples %llu (%llu snapshots, %llu not queued: ring full, %llu not copied), "
 	      "dropped %llu, recursion misses %llu",
@@ -353,7 +297,6 @@ int cmd_profile(int argc, char **argv)
 		.setup = setup,
 		.stop = stop,
 		.collect = collect,
-		.poll = poll_snapshots,
 		.unit = "samples",
 	};
 	char sub[128];
@@ -366,9 +309,6 @@ int cmd_profile(int argc, char **argv)
 	ops.subtitle = sub;
 	ret = stackrun_main(&ops, &r.o, &r);
 	detach_sampling(&r);
-	ring_buffer__free(r.rb);
-	unwinder_free(r.uw);
-	stackagg_free(r.agg);
 	profile_bpf__destroy(r.skel);
 	free(r.cpus);
 	free(r.pfds);

@@ -34,6 +34,13 @@ struct stackrun {
 	struct symcache *sc;
 	struct symbolizer *sym;
 	void *ctx;		/* the command's */
+	/* user-stack snapshots (stackrun_snapshots) */
+	struct ring_buffer *rb;
+	struct unwinder *uw;
+	struct stackagg *unwound;
+	stackrun_decode_fn decode;
+	void *decode_ctx;
+	int snap_err;		/* first error while unwinding */
 	struct stacks *stacks;
 	/* kallsyms is read while the capture runs, off the critical path */
 	pthread_t ks_thread;
@@ -259,7 +266,32 @@ int stackrun_add(struct stackrun *sr, const struct stackrun_sample *smp)
 	return stacks_add(sr->stacks, fr, n, smp->value);
 }
 
-/* Side-band first (mappings current), then the command's buffers. */
+static int on_snapshot(void *arg, void *data, size_t size)
+{
+	struct stackrun *sr = arg;
+	uint64_t ips[UNWIND_MAX_DEPTH];
+	struct stackrun_snapshot s;
+	char comm[17];
+	bool trunc;
+	int n, err;
+
+	if (!sr->decode(data, size, &s, sr->decode_ctx))
+		return 0;
+	n = unwind_stack(sr->uw, s.pid, s.gen, &s.regs, s.stack, s.size, ips, UNWIND_MAX_DEPTH,
+			 &trunc);
+	memcpy(comm, s.comm, 16);
+	comm[16] = 0;
+	err = stackagg_add(sr->unwound,
+			   &(struct stackagg_key){ .pid = s.pid, .gen = s.gen, .comm = comm,
+						   .kstack = s.kstack, .extra = s.extra,
+						   .extra_len = s.extra_len },
+			   ips, n, trunc, s.value);
+	if (err && !sr->snap_err)
+		sr->snap_err = err;
+	return 0;
+}
+
+/* Side-band first, so mappings are current, then the snapshots. */
 static int service(void *arg)
 {
 	struct stackrun *sr = arg;
@@ -269,24 +301,53 @@ static int service(void *arg)
 		err = sideband_apply(sr->sb, sr->pt);
 	if (err)
 		msg("side-band records: %s", strerror(-err));
-	if (sr->ops->poll)
-		return sr->ops->poll(sr, sr->ctx);
+	if (sr->rb) {
+		err = ring_buffer__consume(sr->rb);
+		if (err < 0 && !sr->snap_err)
+			sr->snap_err = err;
+	}
 	return 0;
 }
 
-int stackrun_watch_fd(struct stackrun *sr, int fd)
+int stackrun_snapshots(struct stackrun *sr, int ringbuf_fd, stackrun_decode_fn decode, void *ctx)
 {
-	return loop_add_fd(sr->loop, fd, service, sr);
+	int err;
+
+	sr->decode = decode;
+	sr->decode_ctx = ctx;
+	sr->uw = unwinder_new(sr->pt, sr->sc, sr->o->unwind);
+	sr->unwound = stackagg_new();
+	if (!sr->uw || !sr->unwound)
+		return -ENOMEM;
+	sr->rb = ring_buffer__new(ringbuf_fd, on_snapshot, sr, NULL);
+	if (!sr->rb) {
+		err = -errno;
+		msg("user-stack snapshot ring buffer: %s", strerror(-err));
+		return err;
+	}
+	return loop_add_fd(sr->loop, ring_buffer__epoll_fd(sr->rb), service, sr);
 }
 
-struct proctab *stackrun_proctab(struct stackrun *sr)
+const struct stackagg *stackrun_unwound(const struct stackrun *sr)
 {
-	return sr->pt;
+	return sr->unwound;
 }
 
-struct symcache *stackrun_symcache(struct stackrun *sr)
+static void unwind_summary(const struct stackrun *sr)
 {
-	return sr->sc;
+	const struct unwind_stats *us;
+
+	if (sr->snap_err)
+		msg("unwinding user stacks: %s", strerror(-sr->snap_err));
+	if (!sr->uw)
+		return;
+	us = unwinder_stats(sr->uw);
+	debug("unwound %llu snapshots (%llu more from the cache), %llu frames, "
+	      "%llu by frame pointer, %llu truncated; %llu tables built, %llu binaries without",
+	      (unsigned long long)us->stacks, (unsigned long long)us->cache_hits,
+	      (unsigned long long)us->frames, (unsigned long long)us->fp_frames,
+	      (unsigned long long)us->truncated, (unsigned long long)us->tables,
+	      (unsigned long long)us->no_table);
 }
 
 /* Everything up to the release of the command. */
@@ -452,6 +513,7 @@ static int finish(struct stackrun *sr, void *ctx, double secs)
 		msg("reading the %s results: %s", sr->ops->name, strerror(-err));
 		return err;
 	}
+	unwind_summary(sr);
 	err = write_output(sr, secs);
 	debug("report written %.3f s after the end of capture (%zu binaries)",
 	      now_sec() - t0, symbolizer_binaries(sr->sym));
@@ -497,6 +559,9 @@ cleanup:
 	if (sr.ks_started)
 		pthread_join(sr.ks_thread, NULL);
 	launch_abort(&sr.child);
+	ring_buffer__free(sr.rb);
+	unwinder_free(sr.uw);
+	stackagg_free(sr.unwound);
 	loop_free(sr.loop);
 	sideband_free(sr.sb);
 	symbolizer_free(sr.sym);

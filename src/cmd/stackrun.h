@@ -13,6 +13,7 @@
 #include "sym/proctab.h"
 #include "sym/symcache.h"
 #include "unwind/unwind.h"
+#include "trace/stackagg.h"
 
 enum stackrun_format { FORMAT_AUTO, FORMAT_SVG, FORMAT_FOLDED };
 
@@ -71,10 +72,24 @@ struct stackrun_ops {
 	void (*stop)(struct stackrun *sr, void *ctx);
 	/* stackrun_add() every stack, then stackrun_set_counts(). */
 	int (*collect)(struct stackrun *sr, void *ctx);
-	/* Optional: drain the command's own buffers; runs after the
-	 * side-band is applied, so mappings are current.  Negative ends. */
-	int (*poll)(struct stackrun *sr, void *ctx);
 };
+
+/* A user-stack snapshot as a command's BPF side queued it. */
+struct stackrun_snapshot {
+	uint32_t pid, gen;
+	const char *comm;		/* up to 16 bytes, maybe unterminated */
+	uint64_t kstack;		/* handle into the command's `stacks` */
+	struct unwind_regs regs;
+	const void *stack;		/* size bytes copied from regs.sp */
+	size_t size;
+	uint64_t value;			/* what it counts: 1 sample, ns blocked */
+	const void *extra;		/* more key bytes (a waker), may be NULL */
+	size_t extra_len;
+};
+
+/* Reads one ring-buffer record into *out; false skips a malformed one. */
+typedef bool (*stackrun_decode_fn)(const void *data, size_t size, struct stackrun_snapshot *out,
+				   void *ctx);
 
 bool stackrun_filtered(const struct stackrun *sr);	/* only some pids */
 bool stackrun_follows(const struct stackrun *sr);	/* add their children */
@@ -82,11 +97,13 @@ bool stackrun_follows(const struct stackrun *sr);	/* add their children */
  * hash map of u32 -> u8. */
 int stackrun_fill_targets(struct stackrun *sr, int map_fd);
 int stackrun_add(struct stackrun *sr, const struct stackrun_sample *smp);
-/* Calls ops->poll when fd is readable (and on every tick). */
-int stackrun_watch_fd(struct stackrun *sr, int fd);
-/* Shared with the command (e.g. for its unwinder). */
-struct proctab *stackrun_proctab(struct stackrun *sr);
-struct symcache *stackrun_symcache(struct stackrun *sr);
+/* Unwinds the snapshots queued in a BPF ring buffer (call from setup):
+ * each is decoded, unwound at once while the process's mappings are
+ * current (--unwind mode), and counted; stackrun_unwound() gives the
+ * results to collect. */
+int stackrun_snapshots(struct stackrun *sr, int ringbuf_fd, stackrun_decode_fn decode, void *ctx);
+/* The unwound snapshots, aggregated; NULL when none were asked for. */
+const struct stackagg *stackrun_unwound(const struct stackrun *sr);
 /* samples: taken in scope; lost: never counted; lost_stacks: not recorded */
 void stackrun_set_counts(struct stackrun *sr, uint64_t samples, uint64_t lost,
 			 uint64_t lost_stacks);

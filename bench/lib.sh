@@ -2,6 +2,37 @@
 # handling with cleanup on every exit, a private temporary directory
 # ($tmp), and the number formatting of the result tables.
 # shellcheck shell=bash
+TIME=/usr/bin/time
+FOLD=$here/stackcollapse-perf.awk
+
+# bench_require FILE...: the built binaries and workloads, /usr/bin/time,
+# the folding script, and root; exits with the reason otherwise.
+bench_require() {
+	local f
+	for f in "$@"; do
+		[ -x "$f" ] || { echo "missing $f: run make && make workloads (or make bench)" >&2; exit 1; }
+	done
+	[ -x "$TIME" ] || { echo "missing $TIME (Debian package time): scripts/deps.sh bench" >&2; exit 1; }
+	[ -r "$FOLD" ] || { echo "missing $FOLD" >&2; exit 1; }
+	[ "$(id -u)" = 0 ] || { echo "needs root (BPF programs, perf events)" >&2; exit 1; }
+}
+
+# bench_tools perf bpftrace hyperfine: sets PERF, BPFTRACE, HYPERFINE to
+# the tools' paths (empty when missing, with a line saying so).
+bench_tools() {
+	local t
+	for t in "$@"; do
+		case $t in
+		perf) PERF=$(command -v perf || true)
+			[ -n "$PERF" ] || echo "skipped: perf missing (Debian package linux-perf)" ;;
+		bpftrace) BPFTRACE=$(command -v bpftrace || true)
+			[ -n "$BPFTRACE" ] || echo "skipped: bpftrace missing (Debian package bpftrace)" ;;
+		hyperfine) HYPERFINE=$(command -v hyperfine || true)
+			[ -n "$HYPERFINE" ] || echo "hyperfine missing (Debian package hyperfine): timing with $TIME instead (10 ms resolution)" ;;
+		esac
+	done
+}
+
 # ---- processes and temporary files -----------------------------------------
 # Every measured command runs as a background job in a process group of its
 # own (job control on), and the script waits for it: a signal to the script
@@ -71,3 +102,31 @@ col() { awk '{ print $'"$1"' }' "$2" 2>/dev/null; }	# column N of a results file
 # hyperfine medians, in command order, from its --export-json file
 hf_medians() { awk -F: '/"median"/ { gsub(/[ ,]/, "", $2); print $2 }' "$1"; }
 q() { printf '%q' "$1"; }
+
+# time_run NAME REP CMD...: one timed run of CMD; its stdout in
+# NAME.REP.out, stderr in NAME.REP.err, and "REP WALL CPU" appended to
+# results.NAME.  A failed run is said and left out (returns 1).
+time_run() {
+	local name=$1 rep=$2 rc; shift 2
+	local tf=$tmp/$name.$rep.time
+	run_job "$TIME" -f '%e %U %S' -o "$tf" "$@" </dev/null >"$tmp/$name.$rep.out" 2>"$tmp/$name.$rep.err"
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		echo "    $name, repetition $rep: failed (exit $rc), left out:"
+		grep -v RLIMIT_MEMLOCK "$tmp/$name.$rep.err" | tail -n 3 | sed 's/^/      /'
+		return 1
+	fi
+	tail -n 1 "$tf" | awk -v r="$rep" '{ printf "%s %s %.3f\n", r, $1, $2 + $3 }' >>"$tmp/results.$name"
+}
+
+# perf_fold_script: writes $tmp/perf-to-folded.sh (perf script | fold, as
+# one timed unit: $1 = perf.data, $2 = the folded file) and prints its path.
+perf_fold_script() {
+	local pp=$tmp/perf-to-folded.sh
+	cat >"$pp" <<EOF
+#!/bin/bash
+set -o pipefail
+$(q "${PERF:-perf}") script -i "\$1" 2>>$(q "$tmp/perf-script.err") | awk -f $(q "$FOLD") >"\$2"
+EOF
+	echo "$pp"
+}

@@ -61,28 +61,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "no build directory ${1:-build}" >&2; exit 1; }
 SS=$BUILD/stackscope
 WL=$BUILD/tests/workloads/pingpong	# absolute: bpftrace -c needs it
-FOLD=$here/stackcollapse-perf.awk
-TIME=/usr/bin/time
 TRACEFS=/sys/kernel/tracing
 BT_PROG='tracepoint:sched:sched_switch /pid == cpid/ { @[kstack, ustack] = count(); }'
 
-for f in "$SS" "$WL"; do
-	[ -x "$f" ] || { echo "missing $f: run make && make workloads (or make bench)" >&2; exit 1; }
-done
-[ -x "$TIME" ] || { echo "missing $TIME (Debian package time): scripts/deps.sh bench" >&2; exit 1; }
-[ -r "$FOLD" ] || { echo "missing $FOLD" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "needs root (BPF programs, perf events)" >&2; exit 1; }
 
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
+bench_require "$SS" "$WL"
 
 # ---- which tools are there --------------------------------------------------
-PERF=$(command -v perf || true)
-BPFTRACE=$(command -v bpftrace || true)
-HYPERFINE=$(command -v hyperfine || true)
-[ -n "$PERF" ] || echo "skipped: perf missing (Debian package linux-perf)"
-[ -n "$BPFTRACE" ] || echo "skipped: bpftrace missing (Debian package bpftrace)"
-[ -n "$HYPERFINE" ] || echo "hyperfine missing (Debian package hyperfine): timing perf script with $TIME, once (10 ms resolution)"
+bench_tools perf bpftrace hyperfine
 
 # perf resolves sched:sched_switch through tracefs (its id and format), and
 # bpftrace's tracepoint probe too; stackscope's tp_btf program does not need
@@ -148,27 +136,9 @@ read -r -a tool_list <<<"$tools"
 # pass; stackscope and bpftrace reading their maps, symbolizing and
 # writing) and its start-up.  It leaves out work charged to other tasks:
 # switches of the idle task, and perf's or stackscope's side-band records.
-time_run() {	# NAME REP CMD...: one timed run; stdout in NAME.REP.out, stderr in NAME.REP.err
-	local name=$1 rep=$2 rc; shift 2
-	local tf=$tmp/$name.$rep.time
-	run_job "$TIME" -f '%e %U %S' -o "$tf" "$@" </dev/null >"$tmp/$name.$rep.out" 2>"$tmp/$name.$rep.err"
-	rc=$?
-	if [ "$rc" != 0 ]; then
-		echo "    $name, repetition $rep: failed (exit $rc), left out:"
-		grep -v RLIMIT_MEMLOCK "$tmp/$name.$rep.err" | tail -n 3 | sed 's/^/      /'
-		return 1
-	fi
-	tail -n 1 "$tf" | awk -v r="$rep" '{ printf "%s %s %.3f\n", r, $1, $2 + $3 }' >>"$tmp/results.$name"
-}
 
 # Metric 3 for perf: perf script | fold into a file, together.
-pp=$tmp/perf-to-folded.sh
-cat >"$pp" <<EOF
-#!/bin/bash
-# \$1 = perf.data, \$2 = folded file to write
-set -o pipefail
-$(q "${PERF:-perf}") script -i "\$1" 2>>$(q "$tmp/perf-script.err") | awk -f $(q "$FOLD") >"\$2"
-EOF
+pp=$(perf_fold_script)
 perf_to_folded() {	# REP: time the conversion of that repetition's perf.data
 	local rep=$1 t=""
 	local data=$tmp/perf.$rep.data out=$tmp/perf.$rep.folded

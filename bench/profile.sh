@@ -39,28 +39,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "no build directory ${1:-build}" >&2; exit 1; }
 SS=$BUILD/stackscope
 DEMO=$BUILD/tests/workloads/demo
-FOLD=$here/stackcollapse-perf.awk
 TRUE=/bin/true
-TIME=/usr/bin/time
 BT_PROG='profile:hz:999 /pid == cpid/ { @[kstack, ustack] = count(); }'
 
-for f in "$SS" "$DEMO"; do
-	[ -x "$f" ] || { echo "missing $f: run make && make workloads (or make bench)" >&2; exit 1; }
-done
-[ -x "$TIME" ] || { echo "missing $TIME (Debian package time): scripts/deps.sh bench" >&2; exit 1; }
-[ -r "$FOLD" ] || { echo "missing $FOLD" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "needs root (BPF programs, perf events)" >&2; exit 1; }
 
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
+bench_require "$SS" "$DEMO"
 
 # ---- which tools are there --------------------------------------------------
-PERF=$(command -v perf || true)
-BPFTRACE=$(command -v bpftrace || true)
-HYPERFINE=$(command -v hyperfine || true)
-[ -n "$PERF" ] || echo "skipped: perf missing (Debian package linux-perf)"
-[ -n "$BPFTRACE" ] || echo "skipped: bpftrace missing (Debian package bpftrace)"
-[ -n "$HYPERFINE" ] || echo "hyperfine missing (Debian package hyperfine): timing with $TIME loops instead (10 ms resolution)"
+bench_tools perf bpftrace hyperfine
 
 # perf keeps a build-id cache in $HOME/.debug and reads $HOME/.perfconfig: a
 # private HOME gives it the default configuration, keeps this run's cache
@@ -105,16 +93,6 @@ read -r -a tool_list <<<"$tools"
 # here is therefore the profiler's own process (reading buffers, symbolizing,
 # writing the report, starting up) plus whatever kernel time it causes in its
 # own context; the in-interrupt sampling cost is not in it, nor in metric 1.
-time_run() {	# NAME REP CMD...: one timed run; stderr kept in NAME.REP.err
-	local name=$1 rep=$2; shift 2
-	local tf=$tmp/$name.$rep.time
-	if ! run_job "$TIME" -f '%e %U %S' -o "$tf" "$@" </dev/null >/dev/null 2>"$tmp/$name.$rep.err"; then
-		echo "    $name, repetition $rep: failed (exit $?):"
-		grep -v RLIMIT_MEMLOCK "$tmp/$name.$rep.err" | tail -n 3 | sed 's/^/      /'
-		return 1
-	fi
-	tail -n 1 "$tf" | awk -v r="$rep" '{ printf "%s %s %.3f\n", r, $1, $2 + $3 }' >>"$tmp/results.$name"
-}
 
 # Metric 3 for perf: perf script | fold | stackscope flamegraph, together.
 pp=$tmp/perf-to-svg.sh

@@ -65,18 +65,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "no build directory ${1:-build}" >&2; exit 1; }
 SS=$BUILD/stackscope
 WL=$BUILD/tests/workloads/unwind/qsort_cb
-FOLD=$here/stackcollapse-perf.awk
-TIME=/usr/bin/time
 
-for f in "$SS" "$WL"; do
-	[ -x "$f" ] || { echo "missing $f: run make && make workloads (or make bench)" >&2; exit 1; }
-done
-[ -x "$TIME" ] || { echo "missing $TIME (Debian package time): scripts/deps.sh bench" >&2; exit 1; }
-[ -r "$FOLD" ] || { echo "missing $FOLD" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "needs root (BPF programs, perf events)" >&2; exit 1; }
 
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
+bench_require "$SS" "$WL"
 fsize() { stat -c %s -- "$1" 2>/dev/null; }
 
 # Metric 4, from a folded file ("comm;outermost;...;innermost COUNT" lines):
@@ -98,10 +91,7 @@ chain_share() {
 }
 
 # ---- which tools are there --------------------------------------------------
-PERF=$(command -v perf || true)
-HYPERFINE=$(command -v hyperfine || true)
-[ -n "$PERF" ] || echo "skipped: perf missing (Debian package linux-perf)"
-[ -n "$HYPERFINE" ] || echo "hyperfine missing (Debian package hyperfine): timing perf script with $TIME, once (10 ms resolution)"
+bench_tools perf hyperfine
 
 # perf keeps a build-id cache in $HOME/.debug and reads $HOME/.perfconfig: a
 # private HOME gives it the default configuration, keeps this run's cache
@@ -149,27 +139,9 @@ read -r -a tool_list <<<"$tools"
 # stackscope: draining the ring buffer and unwinding every snapshot, then
 # symbolizing and writing; for perf: writing perf.data, then its build-id
 # pass) plus start-up, not the in-interrupt copies.
-time_run() {	# NAME REP CMD...: one timed run; stderr kept in NAME.REP.err
-	local name=$1 rep=$2 rc; shift 2
-	local tf=$tmp/$name.$rep.time
-	run_job "$TIME" -f '%e %U %S' -o "$tf" "$@" </dev/null >/dev/null 2>"$tmp/$name.$rep.err"
-	rc=$?
-	if [ "$rc" != 0 ]; then
-		echo "    $name, repetition $rep: failed (exit $rc), left out:"
-		grep -v RLIMIT_MEMLOCK "$tmp/$name.$rep.err" | tail -n 3 | sed 's/^/      /'
-		return 1
-	fi
-	tail -n 1 "$tf" | awk -v r="$rep" '{ printf "%s %s %.3f\n", r, $1, $2 + $3 }' >>"$tmp/results.$name"
-}
 
 # Metric 3 for perf: perf script | fold into a file, together.
-pp=$tmp/perf-to-folded.sh
-cat >"$pp" <<EOF
-#!/bin/bash
-# \$1 = perf.data, \$2 = folded file to write
-set -o pipefail
-$(q "${PERF:-perf}") script -i "\$1" 2>>$(q "$tmp/perf-script.err") | awk -f $(q "$FOLD") >"\$2"
-EOF
+pp=$(perf_fold_script)
 perf_to_folded() {	# NAME REP: time the conversion of that run's perf.data
 	local name=$1 rep=$2 t="" share
 	local data=$tmp/$name.$rep.data out=$tmp/$name.$rep.folded

@@ -286,7 +286,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	b = bpf_map_lookup_elem(&snapshot_scratch, &cpu);
 	if (!b || regs->ip != p->uip || regs->sp != p->usp)
 		goto fallback;
-	size = copy_user_stack(b->data, regs->sp, &b->hdr.flags);
+	size = copy_user_stack(b->data, regs->sp);
 	if (!size || size > SNAPSHOT_MAX)
 		goto fallback;
 	b->hdr.key = p->key;

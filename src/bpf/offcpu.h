@@ -30,7 +30,7 @@ struct offcpu_snapshot {
 	__u64 ns;		/* blocked time */
 	__u64 ip, sp, bp;	/* user registers */
 	__u32 size;
-	__u32 flags;		/* SNAP_* */
+	__u32 pad;
 };
 
 /* --state: which task states at switch-out count */

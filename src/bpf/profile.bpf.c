@@ -94,7 +94,7 @@ static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 		b->hdr.bp = BPF_CORE_READ(regs, bp);
 	}
 	sp = b->hdr.sp;
-	copied = copy_user_stack(b->data, sp, &b->hdr.flags);
+	copied = copy_user_stack(b->data, sp);
 	if (copied == 0) {
 		/* exiting or in execve: the address space is being torn down,
 		 * there is no user stack to lose */

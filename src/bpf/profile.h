@@ -67,11 +67,10 @@ struct profile_snapshot {
 	__u64 kstack;		/* handle into `stacks` */
 	__u64 ip, sp, bp;	/* user registers at the sample */
 	__u32 size;		/* bytes in data */
-	__u32 flags;		/* SNAP_* */
+	__u32 pad;
 	char comm[TASK_COMM_LEN_];
 	/* followed by the stack bytes [sp, sp + size) */
 };
 
-#define SNAP_SHORT 0x1		/* the copy stopped at SNAPSHOT size, not at the stack's end */
 
 #endif

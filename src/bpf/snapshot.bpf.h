@@ -13,18 +13,14 @@
 const volatile __u32 snapshot_bytes = 16384;	/* <= SNAPSHOT_MAX */
 
 /* Copies [sp, sp + snapshot_bytes) or up to the mapping's end into dst;
- * returns the bytes copied and sets *flags (SNAP_SHORT: stopped by the
- * size limit, the stack goes on). */
-static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 *flags)
+ * returns the bytes copied. */
+static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp)
 {
 	__u64 copied = 0, chunk = SNAP_PAGE - (sp & (SNAP_PAGE - 1)), n;
 
-	*flags = 0;
 	for (int i = 0; i < SNAPSHOT_MAX / SNAP_PAGE + 1; i++) {
-		if (copied >= snapshot_bytes) {
-			*flags = SNAP_SHORT;
+		if (copied >= snapshot_bytes)
 			break;
-		}
 		if (chunk > snapshot_bytes - copied)
 			chunk = snapshot_bytes - copied;
 		/* bounds in a form the verifier follows */

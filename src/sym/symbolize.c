@@ -1,12 +1,8 @@
 #include <errno.h>
 #include <stdarg.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
 #include "strpool.h"
 #include "sym/demangle.h"
 #include "sym/elfsyms.h"

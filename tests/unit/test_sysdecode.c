@@ -1,0 +1,1190 @@
+/* Unit tests of syscall/decode: synthetic records (header + chunks laid
+ * out as BPF queues them) rendered as strace text and as JSON, the
+ * capture specs, and the -e classes.  The expected lines are strace 6.1's
+ * for the same calls. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "test.h"
+#include "syscall/decode.h"
+
+/* ---- building records --------------------------------------------------- */
+
+static union {
+	struct sc_record r;
+	unsigned char bytes[sizeof(struct sc_record) + SC_DATA_MAX];
+} rec;
+static int strsize = 32;
+
+/* A finished call with these registers and return value, no chunks. */
+static void call(long long ret, __u64 a0, __u64 a1, __u64 a2, __u64 a3, __u64 a4, __u64 a5)
+{
+	memset(&rec, 0, sizeof(rec));
+	rec.r.kind = SC_REC_CALL;
+	rec.r.args[0] = a0;
+	rec.r.args[1] = a1;
+	rec.r.args[2] = a2;
+	rec.r.args[3] = a3;
+	rec.r.args[4] = a4;
+	rec.r.args[5] = a5;
+	rec.r.ret = ret;
+	rec.r.exit_ns = 1;
+}
+
+#define CALL(ret, ...) call_v(ret, (__u64[SC_ARGS]){ __VA_ARGS__ })
+
+static void call_v(long long ret, const __u64 *a)
+{
+	call(ret, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* Appends a chunk, 8-byte aligned as BPF lays them out. */
+static void chunk(int arg, int cap, int idx, int flags, const void *data, size_t len)
+{
+	struct sc_chunk *ch = (void *)(rec.bytes + sizeof(rec.r) + rec.r.data_len);
+
+	ch->arg = arg;
+	ch->cap = cap;
+	ch->idx = idx;
+	ch->flags = flags;
+	ch->len = len;
+	if (len)
+		memcpy(ch + 1, data, len);
+	rec.r.data_len += SC_CHUNK_SIZE(len);
+}
+
+static void str_chunk(int arg, const char *s)
+{
+	chunk(arg, SC_CAP_STR, 0, 0, s, strlen(s));
+}
+
+static size_t rec_size(void)
+{
+	return sizeof(rec.r) + rec.r.data_len;
+}
+
+/* The info of a syscall with a decoder, its arguments unnamed. */
+static struct sc_info info_of(const char *name, int nargs)
+{
+	struct sc_info si;
+
+	memset(&si, 0, sizeof(si));
+	si.name = name;
+	si.nargs = nargs;
+	si.dec = sc_decoder_find(name);
+	return si;
+}
+
+static char outbuf[8192];
+
+static const char *render_si(const struct sc_info *si, bool json)
+{
+	struct sc_fmt_opts o = { .strsize = strsize };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return "(open_memstream failed)";
+	if (json)
+		sc_print_json(f, si, &rec.r, rec_size(), &o);
+	else
+		sc_print_call(f, si, &rec.r, rec_size(), &o);
+	fclose(f);
+	snprintf(outbuf, sizeof(outbuf), "%s", buf);
+	free(buf);
+	return outbuf;
+}
+
+static const char *text(const char *name)
+{
+	struct sc_info si = info_of(name, 6);
+
+	return render_si(&si, false);
+}
+
+/* ---- a small JSON checker ------------------------------------------------ */
+
+static const char *json_value(const char *p);
+
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* A string: escapes valid, no raw control characters, valid UTF-8. */
+static const char *json_string(const char *p)
+{
+	const unsigned char *s = (const unsigned char *)p;
+
+	if (*s++ != '"')
+		return NULL;
+	while (*s != '"') {
+		if (*s < 0x20)
+			return NULL;
+		if (*s == '\\') {
+			s++;
+			if (*s == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF", s[i]) || !s[i])
+						return NULL;
+				s += 5;
+			} else if (*s && strchr("\"\\/bfnrt", *s)) {
+				s++;
+			} else {
+				return NULL;
+			}
+		} else if (*s < 0x80) {
+			s++;
+		} else {
+			int n = *s >= 0xf0 ? 4 : *s >= 0xe0 ? 3 : *s >= 0xc2 ? 2 : 0;
+
+			if (!n || *s > 0xf4)
+				return NULL;
+			for (int i = 1; i < n; i++)
+				if ((s[i] & 0xc0) != 0x80)
+					return NULL;
+			s += n;
+		}
+	}
+	return (const char *)s + 1;
+}
+
+static const char *json_number(const char *p)
+{
+	const char *start;
+
+	if (*p == '-')
+		p++;
+	start = p;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == start || (*start == '0' && p - start > 1))
+		return NULL;
+	return p;
+}
+
+static const char *json_list(const char *p, char close, bool members)
+{
+	p = json_ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (members) {
+			p = json_string(json_ws(p));
+			if (!p)
+				return NULL;
+			p = json_ws(p);
+			if (*p++ != ':')
+				return NULL;
+		}
+		p = json_value(p);
+		if (!p)
+			return NULL;
+		p = json_ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
+static const char *json_value(const char *p)
+{
+	p = json_ws(p);
+	switch (*p) {
+	case '{': return json_list(p, '}', true);
+	case '[': return json_list(p, ']', false);
+	case '"': return json_string(p);
+	case 't': return strncmp(p, "true", 4) ? NULL : p + 4;
+	case 'f': return strncmp(p, "false", 5) ? NULL : p + 5;
+	case 'n': return strncmp(p, "null", 4) ? NULL : p + 4;
+	default: return json_number(p);
+	}
+}
+
+static bool json_valid(const char *doc)
+{
+	const char *end = json_value(doc);
+
+	return end && !*json_ws(end);
+}
+
+/* The JSON members of the current record inside braces. */
+static const char *json_of(const struct sc_info *si)
+{
+	static char doc[sizeof(outbuf) + 2];
+
+	snprintf(doc, sizeof(doc), "{%s}", render_si(si, true));
+	return doc;
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+TEST(sysdecode_openat)
+{
+	CALL(3, -100, 0x1000, 02000000, 0);
+	str_chunk(1, "/etc/hostname");
+	CHECK_STR(text("openat"), "openat(AT_FDCWD, \"/etc/hostname\", O_RDONLY|O_CLOEXEC) = 3");
+
+	CALL(-2, -100, 0x1000, 0, 0);
+	str_chunk(1, "/nope");
+	CHECK_STR(text("openat"),
+		  "openat(AT_FDCWD, \"/nope\", O_RDONLY) = -1 ENOENT (No such file or directory)");
+
+	/* the mode only with O_CREAT or O_TMPFILE */
+	CALL(3, -100, 0x1000, 01101, 0644);
+	str_chunk(1, "/tmp/x");
+	CHECK_STR(text("openat"), "openat(AT_FDCWD, \"/tmp/x\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3");
+	CALL(4, -100, 0x1000, 020200002, 0600);
+	str_chunk(1, "/tmp");
+	CHECK_STR(text("openat"), "openat(AT_FDCWD, \"/tmp\", O_RDWR|O_TMPFILE, 0600) = 4");
+	CALL(3, 5, 0x1000, 0x8000 | 04010000 | 0100000, 0);
+	str_chunk(1, "x");
+	CHECK_STR(text("openat"), "openat(5, \"x\", O_RDONLY|O_SYNC|O_LARGEFILE) = 3");
+}
+
+TEST(sysdecode_unknown_flag_bits)
+{
+	CALL(3, -100, 0x1000, 0x40000000, 0);
+	str_chunk(1, "/etc/hostname");
+	CHECK_STR(text("openat"), "openat(AT_FDCWD, \"/etc/hostname\", O_RDONLY|0x40000000) = 3");
+	CALL(-22, 0x7f0000000000, 4096, 0x2 | 0x80000000);
+	CHECK_STR(text("mprotect"),
+		  "mprotect(0x7f0000000000, 4096, PROT_WRITE|0x80000000) = -1 EINVAL (Invalid argument)");
+	/* an enum without a name: the number */
+	CALL(-22, 3, 0, 7);
+	CHECK_STR(text("lseek"), "lseek(3, 0, 7) = -1 EINVAL (Invalid argument)");
+	CALL(-22, 12345, 0x7ffd0000);
+	CHECK_STR(text("clock_gettime"),
+		  "clock_gettime(12345, 0x7ffd0000) = -1 EINVAL (Invalid argument)");
+}
+
+TEST(sysdecode_read_write)
+{
+	CALL(7, 3, 0x7ffd0000, 4096);
+	chunk(1, SC_CAP_BUF_OUT, 0, 0, "myhost\n", 7);
+	CHECK_STR(text("read"), "read(3, \"myhost\\n\", 4096) = 7");
+
+	/* read 0 bytes: nothing was copied */
+	CALL(0, 3, 0x7ffd0000, 4096);
+	CHECK_STR(text("read"), "read(3, \"\", 4096) = 0");
+
+	/* failed: the buffer's address */
+	CALL(-11, 3, 0x7ffd0000, 4096);
+	CHECK_STR(text("read"),
+		  "read(3, 0x7ffd0000, 4096) = -1 EAGAIN (Resource temporarily unavailable)");
+
+	CALL(3, 3, 0x7ffd0000, 3, 1);
+	chunk(1, SC_CAP_BUF_OUT, 0, 0, "m\n", 2);
+	/* 2 copied of 3 returned: cut */
+	CHECK_STR(text("pread64"), "pread64(3, \"m\\n\"..., 3, 1) = 3");
+
+	/* nothing to copy for an empty write */
+	CALL(0, 1, 0x5000, 0);
+	CHECK_STR(text("write"), "write(1, \"\", 0) = 0");
+
+	CALL(1, 3, 0x5000, 1, 100);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, "x", 1);
+	CHECK_STR(text("pwrite64"), "pwrite64(3, \"x\", 1, 100) = 1");
+}
+
+TEST(sysdecode_strsize_cut)
+{
+	const char *s = "hello world, this is a long string of fifty bytes\n";
+
+	/* BPF copied strsize bytes and said the memory went on */
+	strsize = 31;
+	CALL(50, 1, 0x5000, 50);
+	chunk(1, SC_CAP_BUF_IN, 0, SC_CHUNK_TRUNC, s, 31);
+	CHECK_STR(text("write"), "write(1, \"hello world, this is a long str\"..., 50) = 50");
+	/* more was copied than -s asks: cut here too */
+	CALL(50, 1, 0x5000, 50);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, s, 50);
+	CHECK_STR(text("write"), "write(1, \"hello world, this is a long str\"..., 50) = 50");
+	/* a string cut the same way */
+	strsize = 4;
+	CALL(-2, -100, 0x1000, 0, 0);
+	chunk(1, SC_CAP_STR, 0, SC_CHUNK_TRUNC, "/etc", 4);
+	CHECK_STR(text("openat"),
+		  "openat(AT_FDCWD, \"/etc\"..., O_RDONLY) = -1 ENOENT (No such file or directory)");
+	strsize = 0;
+	CALL(5, 1, 0x5000, 5);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, "hello", 5);
+	CHECK_STR(text("write"), "write(1, \"\"..., 5) = 5");
+	strsize = 32;
+}
+
+TEST(sysdecode_escapes)
+{
+	/* strace's quoting: short octal unless a digit 0-7 follows */
+	static const char bytes[] = "\0\1\2\0039\377\t\n\r\\\"\177\200 a\v\f\0001";
+
+	CALL(19, 3, 0x5000, 19);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, bytes, 19);
+	CHECK_STR(text("write"),
+		  "write(3, \"\\0\\1\\2\\39\\377\\t\\n\\r\\\\\\\"\\177\\200 a\\v\\f\\0001\", 19) = 19");
+	/* getrandom: every byte in hex, like strace */
+	CALL(4, 0x5000, 4, 1);
+	chunk(0, SC_CAP_BUF_OUT, 0, 0, "\xd3\x70\x00\x41", 4);
+	CHECK_STR(text("getrandom"), "getrandom(\"\\xd3\\x70\\x00\\x41\", 4, GRND_NONBLOCK) = 4");
+}
+
+TEST(sysdecode_simple_calls)
+{
+	int fds[2] = { 3, 4 };
+
+	CALL(0, 3);
+	CHECK_STR(text("close"), "close(3) = 0");
+	CALL(0, 0x7ffd0000, 0);
+	chunk(0, SC_CAP_STRUCT_OUT, 0, 0, fds, 8);
+	CHECK_STR(text("pipe2"), "pipe2([3, 4], 0) = 0");
+	CALL(0, 0x7ffd0000, 02004000);
+	chunk(0, SC_CAP_STRUCT_OUT, 0, 0, fds, 8);
+	CHECK_STR(text("pipe2"), "pipe2([3, 4], O_NONBLOCK|O_CLOEXEC) = 0");
+	CALL(12345);
+	CHECK_STR(text("getpid"), "getpid() = 12345");
+	CALL(0, 1234, 15);
+	CHECK_STR(text("kill"), "kill(1234, SIGTERM) = 0");
+	CALL(0, 1234, 0);
+	CHECK_STR(text("kill"), "kill(1234, 0) = 0");
+	CALL(0, 1, 2, 40);
+	CHECK_STR(text("tgkill"), "tgkill(1, 2, SIGRT_8) = 0");
+	CALL(022, 077);
+	CHECK_STR(text("umask"), "umask(077) = 022");
+	CALL(0, 0x1000, 04);
+	str_chunk(0, "/etc");
+	CHECK_STR(text("access"), "access(\"/etc\", R_OK) = 0");
+	CALL(0, 0x1000, 0);
+	str_chunk(0, "/etc");
+	CHECK_STR(text("access"), "access(\"/etc\", F_OK) = 0");
+	CALL(0, -100, 0x1000, 0x200);
+	str_chunk(1, "/tmp/d");
+	CHECK_STR(text("unlinkat"), "unlinkat(AT_FDCWD, \"/tmp/d\", AT_REMOVEDIR) = 0");
+	CALL(0, 3, 6);
+	CHECK_STR(text("flock"), "flock(3, LOCK_EX|LOCK_NB) = 0");
+	CALL(0, 3, 0, 0);
+	CHECK_STR(text("lseek"), "lseek(3, 0, SEEK_SET) = 0");
+	CALL(15, 0x1000, 3);
+	str_chunk(0, "mymem");
+	CHECK_STR(text("memfd_create"), "memfd_create(\"mymem\", MFD_CLOEXEC|MFD_ALLOW_SEALING) = 15");
+	CALL(0, 0x1000, 020666, 0x103);
+	str_chunk(0, "/dev/x");
+	CHECK_STR(text("mknod"), "mknod(\"/dev/x\", S_IFCHR|0666, makedev(0x1, 0x3)) = 0");
+	CALL(0, 0x1000, 010644, 0);
+	str_chunk(0, "/tmp/f");
+	CHECK_STR(text("mknod"), "mknod(\"/tmp/f\", S_IFIFO|0644) = 0");
+}
+
+TEST(sysdecode_fcntl)
+{
+	CALL(0x8002, 3, 3);
+	CHECK_STR(text("fcntl"), "fcntl(3, F_GETFL) = 0x8002 (flags O_RDWR|O_LARGEFILE)");
+	CALL(1, 3, 1);
+	CHECK_STR(text("fcntl"), "fcntl(3, F_GETFD) = 0x1 (flags FD_CLOEXEC)");
+	CALL(0, 3, 1);
+	CHECK_STR(text("fcntl"), "fcntl(3, F_GETFD) = 0");
+	CALL(0, 3, 2, 1);
+	CHECK_STR(text("fcntl"), "fcntl(3, F_SETFD, FD_CLOEXEC) = 0");
+	CALL(0, 3, 4, 06000);
+	CHECK_STR(text("fcntl"), "fcntl(3, F_SETFL, O_RDONLY|O_APPEND|O_NONBLOCK) = 0");
+	CALL(11, 3, 1030, 10);
+	CHECK_STR(text("fcntl"), "fcntl(3, F_DUPFD_CLOEXEC, 10) = 11");
+	CALL(-25, 3, 0x5401, 0x7ffd0000);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, TCGETS, 0x7ffd0000) = -1 ENOTTY (Inappropriate ioctl for device)");
+	CALL(0, 3, 0xc0de1234, 0);
+	CHECK_STR(text("ioctl"), "ioctl(3, 0xc0de1234, 0) = 0");
+}
+
+TEST(sysdecode_stat)
+{
+	unsigned char st[144] = { 0 };
+	unsigned int mode = 040755;
+	long long size = 4096, rdev = 0x103;
+
+	memcpy(st + 24, &mode, 4);
+	memcpy(st + 48, &size, 8);
+	CALL(0, -100, 0x1000, 0x7ffd0000, 0);
+	str_chunk(1, "/etc");
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, st, sizeof(st));
+	CHECK_STR(text("newfstatat"),
+		  "newfstatat(AT_FDCWD, \"/etc\", {st_mode=S_IFDIR|0755, st_size=4096, ...}, 0) = 0");
+
+	mode = 0100644;
+	size = 7;
+	memcpy(st + 24, &mode, 4);
+	memcpy(st + 48, &size, 8);
+	CALL(0, 3, 0x7ffd0000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, st, sizeof(st));
+	CHECK_STR(text("fstat"), "fstat(3, {st_mode=S_IFREG|0644, st_size=7, ...}) = 0");
+
+	mode = 041777;
+	memcpy(st + 24, &mode, 4);
+	CALL(0, 0x1000, 0x7ffd0000);
+	str_chunk(0, "/tmp");
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, st, sizeof(st));
+	CHECK_STR(text("stat"), "stat(\"/tmp\", {st_mode=S_IFDIR|S_ISVTX|0777, st_size=7, ...}) = 0");
+
+	mode = 020666;
+	memcpy(st + 24, &mode, 4);
+	memcpy(st + 40, &rdev, 8);
+	CALL(0, -100, 0x1000, 0x7ffd0000, 0x100);
+	str_chunk(1, "/dev/null");
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, st, sizeof(st));
+	CHECK_STR(text("newfstatat"),
+		  "newfstatat(AT_FDCWD, \"/dev/null\", {st_mode=S_IFCHR|0666, "
+		  "st_rdev=makedev(0x1, 0x3), ...}, AT_SYMLINK_NOFOLLOW) = 0");
+
+	/* failed: nothing was written, the address */
+	CALL(-2, -100, 0x1000, 0x7ffd0000, 0x100);
+	str_chunk(1, "/nope");
+	CHECK_STR(text("newfstatat"),
+		  "newfstatat(AT_FDCWD, \"/nope\", 0x7ffd0000, AT_SYMLINK_NOFOLLOW) = "
+		  "-1 ENOENT (No such file or directory)");
+}
+
+TEST(sysdecode_statx_openat2)
+{
+	unsigned char stx[48] = { 0 };
+	unsigned int mask = 0x1fff;
+	unsigned short mode = 0100755;
+	unsigned long long size = 3;
+	unsigned long long how[3] = { 02000000, 0, 0xc };
+
+	memcpy(stx, &mask, 4);
+	memcpy(stx + 28, &mode, 2);
+	memcpy(stx + 40, &size, 8);
+	CALL(0, -100, 0x1000, 0x4100, 0xfff, 0x7ffd0000);
+	str_chunk(1, "/etc/hostname");
+	chunk(4, SC_CAP_STRUCT_OUT, 0, 0, stx, sizeof(stx));
+	CHECK_STR(text("statx"),
+		  "statx(AT_FDCWD, \"/etc/hostname\", AT_STATX_DONT_SYNC|AT_SYMLINK_NOFOLLOW, "
+		  "STATX_ALL, {stx_mask=STATX_ALL|STATX_MNT_ID, stx_attributes=0, "
+		  "stx_mode=S_IFREG|0755, stx_size=3, ...}) = 0");
+
+	CALL(-18, -100, 0x1000, 0x7ffd0000, 24);
+	str_chunk(1, "/etc/hostname");
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, how, sizeof(how));
+	CHECK_STR(text("openat2"),
+		  "openat2(AT_FDCWD, \"/etc/hostname\", {flags=O_RDONLY|O_CLOEXEC, "
+		  "resolve=RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH}, 24) = -1 EXDEV (Invalid cross-device link)");
+}
+
+TEST(sysdecode_iovec)
+{
+	unsigned long long iov[4] = { 0x5000, 3, 0x6000, 6 };
+	unsigned long long iov2[4] = { 0x5000, 2, 0x6000, 100 };
+
+	CALL(9, 3, 0x7ffd0000, 2);
+	chunk(1, SC_CAP_IOV_IN, 0, 0, iov, sizeof(iov));
+	chunk(1, SC_CAP_BUF_IN, 0, 0, "abc", 3);
+	chunk(1, SC_CAP_BUF_IN, 1, 0, "defgh\n", 6);
+	CHECK_STR(text("writev"),
+		  "writev(3, [{iov_base=\"abc\", iov_len=3}, {iov_base=\"defgh\\n\", iov_len=6}], 2) = 9");
+
+	/* readv: 10 bytes came back over both */
+	CALL(10, 3, 0x7ffd0000, 2);
+	chunk(1, SC_CAP_IOV_OUT, 0, 0, iov2, sizeof(iov2));
+	chunk(1, SC_CAP_BUF_OUT, 0, 0, "he", 2);
+	/* BPF marks it cut: fewer bytes than the element holds */
+	chunk(1, SC_CAP_BUF_OUT, 1, SC_CHUNK_TRUNC, "llo worl", 8);
+	CHECK_STR(text("readv"),
+		  "readv(3, [{iov_base=\"he\", iov_len=2}, {iov_base=\"llo worl\", iov_len=100}], 2) = 10");
+
+	CALL(3, 3, 0x7ffd0000, 1, 0, 0, 8);
+	chunk(1, SC_CAP_IOV_OUT, 0, 0, iov, 16);
+	chunk(1, SC_CAP_BUF_OUT, 0, 0, "xyz", 3);
+	CHECK_STR(text("preadv2"),
+		  "preadv2(3, [{iov_base=\"xyz\", iov_len=3}], 1, 0, RWF_NOWAIT) = 3");
+
+	/* 9 elements given, 8 copied */
+	CALL(3, 3, 0x7ffd0000, 9);
+	chunk(1, SC_CAP_IOV_IN, 0, SC_CHUNK_TRUNC, iov, 16);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, "abc", 3);
+	CHECK_STR(text("writev"), "writev(3, [{iov_base=\"abc\", iov_len=3}, ...], 9) = 3");
+	CALL(0, 3, 0x7ffd0000, 0);
+	CHECK_STR(text("writev"), "writev(3, [], 0) = 0");
+	/* the array could not be read */
+	CALL(-14, 3, 0x7ffd0000, 2);
+	chunk(1, SC_CAP_IOV_IN, 0, SC_CHUNK_FAULT, NULL, 0);
+	CHECK_STR(text("writev"), "writev(3, 0x7ffd0000, 2) = -1 EFAULT (Bad address)");
+	/* strsize was spent on the first element */
+	strsize = 2;
+	CALL(9, 3, 0x7ffd0000, 2);
+	chunk(1, SC_CAP_IOV_IN, 0, 0, iov, sizeof(iov));
+	chunk(1, SC_CAP_BUF_IN, 0, SC_CHUNK_TRUNC, "ab", 2);
+	CHECK_STR(text("writev"),
+		  "writev(3, [{iov_base=\"ab\"..., iov_len=3}, {iov_base=\"\"..., iov_len=6}], 2) = 9");
+	strsize = 32;
+}
+
+TEST(sysdecode_faults_and_null)
+{
+	/* the path could not be read: its address */
+	CALL(-14, -100, 0x1234, 0, 0);
+	chunk(1, SC_CAP_STR, 0, SC_CHUNK_FAULT, NULL, 0);
+	CHECK_STR(text("openat"), "openat(AT_FDCWD, 0x1234, O_RDONLY) = -1 EFAULT (Bad address)");
+	/* not captured at all (the record was full): the address too */
+	CALL(-14, -100, 0x1234, 0, 0);
+	CHECK_STR(text("openat"), "openat(AT_FDCWD, 0x1234, O_RDONLY) = -1 EFAULT (Bad address)");
+	CALL(-14, 0, 0);
+	CHECK_STR(text("access"), "access(NULL, F_OK) = -1 EFAULT (Bad address)");
+	CALL(0, 3, 0x7ffd0000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, SC_CHUNK_FAULT, NULL, 0);
+	CHECK_STR(text("fstat"), "fstat(3, 0x7ffd0000) = 0");
+	/* a struct shorter than its size is not used */
+	CALL(0, 1, 0x7ffd0000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, "12345678", 8);
+	CHECK_STR(text("clock_gettime"), "clock_gettime(CLOCK_MONOTONIC, 0x7ffd0000) = 0");
+}
+
+TEST(sysdecode_memory)
+{
+	CALL(0x7f1234560000, 0, 8192, 3, 0x22, -1, 0);
+	CHECK_STR(text("mmap"),
+		  "mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f1234560000");
+	CALL(0x10000000, 0x10000000, 4096, 5, 0x1 | 0x10 | 0x20 | 0x20000 | 0x4000 | 0x8000 | 0x8000000,
+	     -1, 0x26000);
+	CHECK_STR(text("mmap"),
+		  "mmap(0x10000000, 4096, PROT_READ|PROT_EXEC, MAP_SHARED|MAP_FIXED|MAP_ANONYMOUS|"
+		  "MAP_NORESERVE|MAP_POPULATE|MAP_STACK|2<<MAP_HUGE_SHIFT, -1, 0x26000) = 0x10000000");
+	CALL(-12, 0, 4096, 0, 0x802, 3, 0);
+	CHECK_STR(text("mmap"),
+		  "mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE|MAP_DENYWRITE, 3, 0) = "
+		  "-1 ENOMEM (Cannot allocate memory)");
+	CALL(0x558ab1227000, 0);
+	CHECK_STR(text("brk"), "brk(NULL) = 0x558ab1227000");
+	CALL(0, 0x7f0000000000, 8192, 4);
+	CHECK_STR(text("madvise"), "madvise(0x7f0000000000, 8192, MADV_DONTNEED) = 0");
+	CALL(0x7f0000100000, 0x7f0000000000, 8192, 16384, 1, 0);
+	CHECK_STR(text("mremap"),
+		  "mremap(0x7f0000000000, 8192, 16384, MREMAP_MAYMOVE) = 0x7f0000100000");
+	CALL(0x7f0000200000, 0x7f0000000000, 8192, 16384, 3, 0x7f0000200000);
+	CHECK_STR(text("mremap"),
+		  "mremap(0x7f0000000000, 8192, 16384, MREMAP_MAYMOVE|MREMAP_FIXED, 0x7f0000200000) = "
+		  "0x7f0000200000");
+	CALL(0, 0x7f0000000000, 4096, 3);
+	CHECK_STR(text("msync"), "msync(0x7f0000000000, 4096, MS_ASYNC|MS_INVALIDATE) = 0");
+}
+
+TEST(sysdecode_noret_unfinished)
+{
+	CALL(0, 0);
+	rec.r.flags = SC_F_NORET;
+	rec.r.exit_ns = 0;
+	CHECK_STR(text("exit_group"), "exit_group(0) = ?");
+	/* still blocked when tracing stopped: nothing came back yet */
+	CALL(0, 0, 0x7ffd0000, 4096);
+	rec.r.flags = SC_F_UNFINISHED;
+	CHECK_STR(text("read"), "read(0, 0x7ffd0000, 4096) = ?");
+}
+
+TEST(sysdecode_errors)
+{
+	CALL(-512, 3, 0x7ffd0000, 4096);
+	CHECK_STR(text("read"),
+		  "read(3, 0x7ffd0000, 4096) = ? ERESTARTSYS (To be restarted if SA_RESTART is set)");
+	CALL(-516, 0x7ffd0000, 0);
+	CHECK_STR(text("nanosleep"),
+		  "nanosleep(0x7ffd0000, NULL) = ? ERESTART_RESTARTBLOCK (Interrupted by signal)");
+	CALL(-515, 3, 0x1234, 0);
+	CHECK_STR(text("ioctl"), "ioctl(3, 0x1234, 0) = -1 ENOIOCTLCMD (No ioctl command)");
+	CALL(-600, 3);
+	CHECK_STR(text("close"), "close(3) = -1 600 (Unknown error 600)");
+	CALL(-4095, 3);
+	CHECK_STR(text("close"), "close(3) = -1 4095 (Unknown error 4095)");
+	/* below -4095 it is a value */
+	CALL(-4096, 3, 0, 1);
+	CHECK_STR(text("lseek"), "lseek(3, 0, SEEK_CUR) = -4096");
+	CHECK_STR(sc_errno_name(2), "ENOENT");
+	CHECK_STR(sc_errno_text(2), "No such file or directory");
+	CHECK_STR(sc_errno_name(512), "ERESTARTSYS");
+	CHECK(sc_errno_name(600) == NULL);
+	CHECK_STR(sc_errno_text(600), "Unknown error");
+}
+
+TEST(sysdecode_execve)
+{
+	unsigned long long argv[3] = { 0x7ffd1000, 0x7ffd1010, 0 };
+
+	CALL(0, 0x1000, 0x7ffd0000, 0x7ffd12345678);
+	str_chunk(0, "/bin/true");
+	chunk(1, SC_CAP_STRV, 0, 0, argv, sizeof(argv));
+	chunk(1, SC_CAP_STR, 0, 0, "true", 4);
+	chunk(1, SC_CAP_STR, 1, 0, "--x", 3);
+	CHECK_STR(text("execve"), "execve(\"/bin/true\", [\"true\", \"--x\"], 0x7ffd12345678) = 0");
+	/* no NULL among the pointers read, an element not copied */
+	CALL(0, 0x1000, 0x7ffd0000, 0x7ffd12345678);
+	str_chunk(0, "/bin/true");
+	chunk(1, SC_CAP_STRV, 0, SC_CHUNK_TRUNC, argv, 16);
+	chunk(1, SC_CAP_STR, 0, 0, "true", 4);
+	CHECK_STR(text("execve"),
+		  "execve(\"/bin/true\", [\"true\", 0x7ffd1010, ...], 0x7ffd12345678) = 0");
+	/* not one pointer read */
+	CALL(-14, 0x1000, 0x7ffd0000, 0);
+	str_chunk(0, "/bin/true");
+	chunk(1, SC_CAP_STRV, 0, SC_CHUNK_TRUNC, NULL, 0);
+	CHECK_STR(text("execve"), "execve(\"/bin/true\", 0x7ffd0000, NULL) = -1 EFAULT (Bad address)");
+}
+
+TEST(sysdecode_time)
+{
+	long long ts[2] = { 0, 100000000 }, ts2[2] = { 123, 456 };
+	long long itv[4] = { 0, 0, 1, 500 };
+
+	CALL(0, 0x7ffd0000, 0);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, ts, sizeof(ts));
+	CHECK_STR(text("nanosleep"), "nanosleep({tv_sec=0, tv_nsec=100000000}, NULL) = 0");
+	CALL(0, 1, 0x7ffd0000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, ts2, sizeof(ts2));
+	CHECK_STR(text("clock_gettime"), "clock_gettime(CLOCK_MONOTONIC, {tv_sec=123, tv_nsec=456}) = 0");
+	CALL(0, 0, 1, 0x7ffd0000, 0);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, ts2, sizeof(ts2));
+	CHECK_STR(text("clock_nanosleep"),
+		  "clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, {tv_sec=123, tv_nsec=456}, NULL) = 0");
+	CALL(0, 0, 0x7ffd0000, 0);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, itv, sizeof(itv));
+	CHECK_STR(text("setitimer"),
+		  "setitimer(ITIMER_REAL, {it_interval={tv_sec=0, tv_usec=0}, "
+		  "it_value={tv_sec=1, tv_usec=500}}, NULL) = 0");
+	CALL(19, 1, 02000000);
+	CHECK_STR(text("timerfd_create"), "timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC) = 19");
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	CALL(1795248928, 0);
+	CHECK_STR(text("time"), "time(NULL) = 1795248928 (2026-11-21T08:15:28+0000)");
+}
+
+TEST(sysdecode_signals)
+{
+	unsigned long long set = (1ULL << 1) | (1ULL << 14), all = ~((1ULL << 31) | (1ULL << 32));
+	unsigned long long act[4] = { 0x401234, 0x14000000, 0x7f0000001000, 1ULL << 9 };
+	unsigned long long old[4] = { 0, 0, 0, 0 };
+	unsigned long long ss[3] = { 0x7ffd0000, 0, 4096 };
+
+	CALL(0, 0, 0x7ffd0000, 0, 8);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, &set, 8);
+	CHECK_STR(text("rt_sigprocmask"), "rt_sigprocmask(SIG_BLOCK, [INT TERM], NULL, 8) = 0");
+	CALL(0, 2, 0x7ffd0000, 0x7ffd0100, 8);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, &all, 8);
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, &old[0], 8);
+	CHECK_STR(text("rt_sigprocmask"),
+		  "rt_sigprocmask(SIG_SETMASK, ~[RTMIN RT_1], [], 8) = 0");
+
+	CALL(0, 12, 0x7ffd0000, 0x7ffd0100, 8);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, act, sizeof(act));
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, old, sizeof(old));
+	CHECK_STR(text("rt_sigaction"),
+		  "rt_sigaction(SIGUSR2, {sa_handler=0x401234, sa_mask=[USR1], "
+		  "sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7f0000001000}, "
+		  "{sa_handler=SIG_DFL, sa_mask=[], sa_flags=0}, 8) = 0");
+	act[0] = 1;
+	act[1] = 0x04000000;
+	act[3] = 0;
+	CALL(0, 13, 0x7ffd0000, 0, 8);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, act, sizeof(act));
+	CHECK_STR(text("rt_sigaction"),
+		  "rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[], sa_flags=SA_RESTORER, "
+		  "sa_restorer=0x7f0000001000}, NULL, 8) = 0");
+
+	CALL(0, 0x7ffd0000, 0);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, ss, sizeof(ss));
+	CHECK_STR(text("sigaltstack"), "sigaltstack({ss_sp=0x7ffd0000, ss_flags=0, ss_size=4096}, NULL) = 0");
+	CALL(10, 0x7ffd0000, 0, 0, 8);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, &set, 8);
+	CHECK_STR(text("rt_sigtimedwait"), "rt_sigtimedwait([INT TERM], NULL, NULL, 8) = 10 (SIGUSR1)");
+}
+
+TEST(sysdecode_process)
+{
+	unsigned int st_exit = 0, st_sig = 15, st_core = 11 | 0x80, st_stop = 0x137f;
+	int ptid = 1235;
+
+	CALL(19002, 0x1200011, 0, 0, 0x7f3c85587a10, 0);
+	CHECK_STR(text("clone"),
+		  "clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, "
+		  "child_tidptr=0x7f3c85587a10) = 19002");
+	CALL(1235, 0x3d0f00, 0x7f0000ff0000, 0x7f0000fff990, 0x7f0000fff990, 0x7f0000fff6c0);
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, &ptid, 4);
+	CHECK_STR(text("clone"),
+		  "clone(child_stack=0x7f0000ff0000, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|"
+		  "CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, "
+		  "parent_tid=[1235], tls=0x7f0000fff6c0, child_tidptr=0x7f0000fff990) = 1235");
+
+	CALL(19002, 19002, 0x7ffd0000, 0, 0);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &st_exit, 4);
+	CHECK_STR(text("wait4"),
+		  "wait4(19002, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 19002");
+	CALL(19004, -1, 0x7ffd0000, 0x40000000, 0);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &st_sig, 4);
+	CHECK_STR(text("wait4"),
+		  "wait4(-1, [{WIFSIGNALED(s) && WTERMSIG(s) == SIGTERM}], __WALL, NULL) = 19004");
+	CALL(19005, -1, 0x7ffd0000, 0, 0);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &st_core, 4);
+	CHECK_STR(text("wait4"),
+		  "wait4(-1, [{WIFSIGNALED(s) && WTERMSIG(s) == SIGSEGV && WCOREDUMP(s)}], 0, NULL) = 19005");
+	CALL(19006, -1, 0x7ffd0000, 2, 0);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &st_stop, 4);
+	CHECK_STR(text("wait4"),
+		  "wait4(-1, [{WIFSTOPPED(s) && WSTOPSIG(s) == SIGSTOP}], WUNTRACED, NULL) = 19006");
+	/* WNOHANG and no child changed: the status was not written */
+	CALL(0, -1, 0x7ffd0000, 1, 0);
+	CHECK_STR(text("wait4"), "wait4(-1, 0x7ffd0000, WNOHANG, NULL) = 0");
+
+	CALL(1, 0x7ffd0000, 0x189, 0, 0, 0, 0xffffffff);
+	CHECK_STR(text("futex"),
+		  "futex(0x7ffd0000, FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME, 0, NULL, "
+		  "FUTEX_BITSET_MATCH_ANY) = 1");
+	CALL(0, 0x7fff65e9ff0c, 0x81, 1, 0, 0, 0);
+	CHECK_STR(text("futex"), "futex(0x7fff65e9ff0c, FUTEX_WAKE_PRIVATE, 1) = 0");
+
+	CALL(0, 15, 0x7ffd0000, 0, 0, 0);
+	str_chunk(1, "worker");
+	CHECK_STR(text("prctl"), "prctl(PR_SET_NAME, \"worker\") = 0");
+	CALL(1, 3, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_DUMPABLE) = 1");
+	CALL(0, 38, 1, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) = 0");
+}
+
+TEST(sysdecode_misc_structs)
+{
+	unsigned long long fs = 0x7f3c85587740;
+	unsigned long long rl[2] = { 8192 * 1024, ~0ULL }, rl2[2] = { 20000, 20000 };
+	unsigned char uts[130] = { 0 }, cpus[8] = { 0x3, 0, 0, 0, 0, 0, 0, 0 };
+
+	CALL(0, 0x1003, 0x7ffd0000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &fs, 8);
+	CHECK_STR(text("arch_prctl"), "arch_prctl(ARCH_GET_FS, [0x7f3c85587740]) = 0");
+	CALL(0, 0x1002, 0x7f39ba9fc740);
+	CHECK_STR(text("arch_prctl"), "arch_prctl(ARCH_SET_FS, 0x7f39ba9fc740) = 0");
+	CALL(0, 0, 3, 0, 0x7ffd0000);
+	chunk(3, SC_CAP_STRUCT_OUT, 0, 0, rl, sizeof(rl));
+	CHECK_STR(text("prlimit64"),
+		  "prlimit64(0, RLIMIT_STACK, NULL, {rlim_cur=8192*1024, rlim_max=RLIM64_INFINITY}) = 0");
+	CALL(0, 7, 0x7ffd0000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, rl2, sizeof(rl2));
+	CHECK_STR(text("getrlimit"), "getrlimit(RLIMIT_NOFILE, {rlim_cur=20000, rlim_max=20000}) = 0");
+	memcpy(uts, "Linux", 5);
+	memcpy(uts + 65, "vm", 2);
+	CALL(0, 0x7ffd0000);
+	chunk(0, SC_CAP_STRUCT_OUT, 0, 0, uts, sizeof(uts));
+	CHECK_STR(text("uname"), "uname({sysname=\"Linux\", nodename=\"vm\", ...}) = 0");
+	CALL(8, 0, 128, 0x7ffd0000);
+	chunk(2, SC_CAP_BUF_OUT, 0, 0, cpus, 8);
+	CHECK_STR(text("sched_getaffinity"), "sched_getaffinity(0, 128, [0 1]) = 8");
+	CALL(11, 0x7ffd0000, 4096);
+	chunk(0, SC_CAP_BUF_OUT, 0, 0, "/tmp/scref\0", 11);
+	CHECK_STR(text("getcwd"), "getcwd(\"/tmp/scref\", 4096) = 11");
+	CALL(13, 0x1000, 0x7ffd0000, 4096);
+	str_chunk(0, "/tmp/l");
+	chunk(1, SC_CAP_BUF_OUT, 0, 0, "/etc/hostname", 13);
+	CHECK_STR(text("readlink"), "readlink(\"/tmp/l\", \"/etc/hostname\", 4096) = 13");
+}
+
+TEST(sysdecode_poll_epoll)
+{
+	unsigned char ev[12], evs[24];
+	unsigned int e = 0x80000001;
+	unsigned long long data = 12;
+	struct { int fd; short events, revents; } pfd[2] = { { 12, 1, 1 }, { 13, 4, 0 } };
+
+	memcpy(ev, &e, 4);
+	memcpy(ev + 4, &data, 8);
+	CALL(0, 17, 1, 12, 0x7ffd0000);
+	chunk(3, SC_CAP_STRUCT_IN, 0, 0, ev, 12);
+	CHECK_STR(text("epoll_ctl"),
+		  "epoll_ctl(17, EPOLL_CTL_ADD, 12, {events=EPOLLIN|EPOLLET, data={u32=12, u64=12}}) = 0");
+	e = 1;
+	memcpy(evs, &e, 4);
+	memcpy(evs + 4, &data, 8);
+	memset(evs + 12, 0xee, 12);
+	CALL(1, 17, 0x7ffd0000, 4, 0);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, evs, sizeof(evs));
+	CHECK_STR(text("epoll_wait"),
+		  "epoll_wait(17, [{events=EPOLLIN, data={u32=12, u64=12}}], 4, 0) = 1");
+
+	CALL(1, 0x7ffd0000, 2, 100);
+	chunk(0, SC_CAP_STRUCT_OUT, 0, 0, pfd, sizeof(pfd));
+	CHECK_STR(text("poll"),
+		  "poll([{fd=12, events=POLLIN}, {fd=13, events=POLLOUT}], 2, 100) = 1 "
+		  "([{fd=12, revents=POLLIN}])");
+	CALL(0, 0x7ffd0000, 0, 1);
+	chunk(0, SC_CAP_STRUCT_OUT, 0, 0, pfd, 0);
+	CHECK_STR(text("poll"), "poll([], 0, 1) = 0 (Timeout)");
+}
+
+TEST(sysdecode_sockets)
+{
+	unsigned char in4[16] = { 2, 0, 0, 80, 127, 0, 0, 1 };
+	unsigned char in6[28] = { 10, 0, 0x1f, 0x90 };
+	unsigned char un[110] = { 1, 0 }, abs_[11] = { 1, 0, 0 }, nl[12] = { 16, 0 };
+	unsigned int len16 = 16, one = 1, four = 4, rcvbuf = 212992;
+
+	in6[23] = 1;
+	memcpy(un + 2, "/run/x.sock", 11);
+	memcpy(abs_ + 3, "abstract", 8);
+
+	CALL(24, 2, 04002, 17);
+	CHECK_STR(text("socket"), "socket(AF_INET, SOCK_DGRAM|SOCK_NONBLOCK, IPPROTO_UDP) = 24");
+	CALL(25, 10, 1, 0);
+	CHECK_STR(text("socket"), "socket(AF_INET6, SOCK_STREAM, IPPROTO_IP) = 25");
+	CALL(26, 1, 02000001, 0);
+	CHECK_STR(text("socket"), "socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 26");
+	CALL(27, 16, 3, 0);
+	CHECK_STR(text("socket"), "socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE) = 27");
+
+	CALL(0, 24, 0x7ffd0000, 16);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, in4, 16);
+	CHECK_STR(text("connect"),
+		  "connect(24, {sa_family=AF_INET, sin_port=htons(80), "
+		  "sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0");
+	CALL(-111, 25, 0x7ffd0000, 28);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, in6, 28);
+	CHECK_STR(text("connect"),
+		  "connect(25, {sa_family=AF_INET6, sin6_port=htons(8080), sin6_flowinfo=htonl(0), "
+		  "inet_pton(AF_INET6, \"::1\", &sin6_addr), sin6_scope_id=0}, 28) = "
+		  "-1 ECONNREFUSED (Connection refused)");
+	CALL(-2, 26, 0x7ffd0000, 110);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, un, 110);
+	CHECK_STR(text("connect"),
+		  "connect(26, {sa_family=AF_UNIX, sun_path=\"/run/x.sock\"}, 110) = "
+		  "-1 ENOENT (No such file or directory)");
+	CALL(0, 26, 0x7ffd0000, 11);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, abs_, 11);
+	CHECK_STR(text("bind"), "bind(26, {sa_family=AF_UNIX, sun_path=@\"abstract\"}, 11) = 0");
+	CALL(0, 27, 0x7ffd0000, 12);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, nl, 12);
+	CHECK_STR(text("bind"), "bind(27, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12) = 0");
+
+	/* out: the length that came back decides */
+	CALL(4, 3, 0x7ffd0000, 0x7ffd0100, 02000000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, in4, 16);
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, &len16, 4);
+	CHECK_STR(text("accept4"),
+		  "accept4(3, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr(\"127.0.0.1\")}, "
+		  "[16], SOCK_CLOEXEC) = 4");
+	CALL(-95, 24, 0, 0, 02000000);
+	CHECK_STR(text("accept4"),
+		  "accept4(24, NULL, NULL, SOCK_CLOEXEC) = -1 EOPNOTSUPP (Operation not supported)");
+	CALL(5, 3, 0x7ffd0000, 0x7ffd0100);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, un, 110);
+	len16 = 2;
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, &len16, 4);
+	CHECK_STR(text("accept"), "accept(3, {sa_family=AF_UNIX}, [2]) = 5");
+
+	CALL(4, 24, 0x5000, 4, 0x40, 0x7ffd0000, 16);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, "ping", 4);
+	chunk(4, SC_CAP_BUF_IN, 0, 0, in4, 16);
+	CHECK_STR(text("sendto"),
+		  "sendto(24, \"ping\", 4, MSG_DONTWAIT, {sa_family=AF_INET, sin_port=htons(80), "
+		  "sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 4");
+	CALL(0, 24, 1, 2, 0x7ffd0000, 4);
+	chunk(3, SC_CAP_BUF_IN, 0, 0, &one, 4);
+	CHECK_STR(text("setsockopt"), "setsockopt(24, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0");
+	CALL(0, 24, 1, 8, 0x7ffd0000, 0x7ffd0100);
+	chunk(3, SC_CAP_STRUCT_OUT, 0, 0, &rcvbuf, 4);
+	chunk(4, SC_CAP_STRUCT_OUT, 0, 0, &four, 4);
+	CHECK_STR(text("getsockopt"), "getsockopt(24, SOL_SOCKET, SO_RCVBUF, [212992], [4]) = 0");
+	CALL(0, 22, 1);
+	CHECK_STR(text("shutdown"), "shutdown(22, SHUT_WR) = 0");
+}
+
+/* ---- without a decoder ------------------------------------------------------ */
+
+static struct sc_info generic_info(void)
+{
+	static const struct sc_argdesc args[] = {
+		{ "fd", "int" }, { "mode", "umode_t" }, { "pid", "pid_t" },
+		{ "count", "size_t" }, { "pathname", "const char *" }, { "buf", "void *" },
+	};
+	struct sc_info si;
+
+	memset(&si, 0, sizeof(si));
+	si.name = "frobnicate";
+	si.nargs = 6;
+	memcpy(si.args, args, sizeof(args));
+	return si;
+}
+
+TEST(sysdecode_generic_by_type)
+{
+	struct sc_info si = generic_info();
+
+	CALL(0, -1, 0644, -5, 123456789012ULL, 0x1000, 0);
+	str_chunk(4, "/some/path");
+	CHECK_STR(render_si(&si, false),
+		  "frobnicate(-1, 0644, -5, 123456789012, \"/some/path\", NULL) = 0");
+	/* the path not captured: its address */
+	CALL(0, 3, 0, 1, 0, 0x1000, 0x7ffd0000);
+	CHECK_STR(render_si(&si, false), "frobnicate(3, 000, 1, 0, 0x1000, 0x7ffd0000) = 0");
+
+	/* a tracefs string argument with the names strace gives */
+	{
+		struct sc_info m;
+		static const struct sc_argdesc margs[] = {
+			{ "dev_name", "char *" }, { "dir_name", "char *" }, { "type", "char *" },
+			{ "flags", "unsigned long" }, { "data", "void *" },
+		};
+
+		memset(&m, 0, sizeof(m));
+		m.name = "mount";
+		m.nargs = 5;
+		memcpy(m.args, margs, sizeof(margs));
+		CALL(0, 0x1000, 0x2000, 0x3000, 0, 0);
+		str_chunk(0, "/dev/sda1");
+		str_chunk(1, "/mnt");
+		str_chunk(2, "ext4");
+		CHECK_STR(render_si(&m, false), "mount(\"/dev/sda1\", \"/mnt\", \"ext4\", 0, NULL) = 0");
+	}
+}
+
+TEST(sysdecode_no_format)
+{
+	struct sc_info si;
+
+	memset(&si, 0, sizeof(si));
+	si.name = "mystery";
+	si.nargs = -1;
+	CALL(0, 1, 2, 0, -1, 5, 6);
+	CHECK_STR(render_si(&si, false), "mystery(0x1, 0x2, 0, 0xffffffffffffffff, 0x5, 0x6) = 0");
+	/* a decoder does not need the format */
+	si = info_of("close", -1);
+	CALL(0, 3);
+	CHECK_STR(render_si(&si, false), "close(3) = 0");
+	/* nor a name: the number */
+	memset(&si, 0, sizeof(si));
+	si.nargs = 0;
+	CALL(0);
+	rec.r.nr = 999;
+	CHECK_STR(render_si(&si, false), "syscall_999() = 0");
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+static struct sc_info openat_info(void)
+{
+	struct sc_info si = info_of("openat", 4);
+
+	strcpy(si.args[0].name, "dfd");
+	strcpy(si.args[1].name, "filename");
+	strcpy(si.args[2].name, "flags");
+	strcpy(si.args[3].name, "mode");
+	return si;
+}
+
+TEST(sysdecode_json_members)
+{
+	struct sc_info si = openat_info();
+
+	CALL(-2, -100, 0x1000, 0, 0);
+	str_chunk(1, "/nope");
+	CHECK_STR(render_si(&si, true),
+		  "\"args\":[{\"name\":\"dfd\",\"raw\":18446744073709551516,\"value\":\"AT_FDCWD\"},"
+		  "{\"name\":\"filename\",\"raw\":4096,\"value\":\"\\\"/nope\\\"\"},"
+		  "{\"name\":\"flags\",\"raw\":0,\"value\":\"O_RDONLY\"}],"
+		  "\"ret\":-2,\"retval\":\"-1 ENOENT (No such file or directory)\","
+		  "\"errno\":\"ENOENT\",\"error\":\"No such file or directory\"");
+	CALL(3, 3, 3);
+	si = info_of("fcntl", 3);
+	CHECK_STR(render_si(&si, true),
+		  "\"args\":[{\"name\":\"arg0\",\"raw\":3,\"value\":\"3\"},"
+		  "{\"name\":\"arg1\",\"raw\":3,\"value\":\"F_GETFL\"}],"
+		  "\"ret\":3,\"retval\":\"0x3 (flags O_ACCMODE)\"");
+	CALL(0, 0);
+	rec.r.flags = SC_F_NORET;
+	si = info_of("exit_group", 1);
+	strcpy(si.args[0].name, "error_code");
+	CHECK_STR(render_si(&si, true),
+		  "\"args\":[{\"name\":\"error_code\",\"raw\":0,\"value\":\"0\"}],"
+		  "\"ret\":null,\"retval\":\"?\"");
+	CALL(0, 0x1200011, 0, 0, 0x7f3c85587a10, 0);
+	si = info_of("clone", 5);
+	CHECK(strstr(render_si(&si, true), "{\"name\":\"child_stack\",\"raw\":0,\"value\":\"NULL\"}"));
+}
+
+TEST(sysdecode_json_valid)
+{
+	static const char nasty[] = "\"q\\b\x01\x1f\x7f\xc3\xa9\xff\xfe\xe2\x82\n\t\r/\xf0\x9f\x98\x80";
+	struct sc_info si = openat_info();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CALL(-2, -100, 0x1000, 0x40000000, 0);
+	chunk(1, SC_CAP_STR, 0, SC_CHUNK_TRUNC, nasty, sizeof(nasty) - 1);
+	CHECK(json_valid(json_of(&si)));
+
+	/* raw bytes straight to sc_json_string: controls and bad UTF-8 as \u00XX */
+	f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	sc_json_string(f, nasty, sizeof(nasty) - 1);
+	fclose(f);
+	CHECK(json_valid(buf));
+	CHECK_STR(buf, "\"\\\"q\\\\b\\u0001\\u001f\\u007f\xc3\xa9\\u00ff\\u00fe\\u00e2\\u0082"
+		       "\\n\\t\\r/\xf0\x9f\x98\x80\"");
+	free(buf);
+	buf = NULL;
+	/* overlong and surrogate encodings are not UTF-8 */
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	sc_json_string(f, "\xc0\xaf\xed\xa0\x80", 5);
+	fclose(f);
+	CHECK_STR(buf, "\"\\u00c0\\u00af\\u00ed\\u00a0\\u0080\"");
+	free(buf);
+
+	/* every record of the other tests' shapes stays valid */
+	CALL(9, 3, 0x7ffd0000, 2);
+	{
+		unsigned long long iov[4] = { 0x5000, 3, 0x6000, 6 };
+		struct sc_info w = info_of("writev", 3);
+
+		chunk(1, SC_CAP_IOV_IN, 0, 0, iov, sizeof(iov));
+		chunk(1, SC_CAP_BUF_IN, 0, 0, "a\"\\\0\n", 5);
+		CHECK(json_valid(json_of(&w)));
+	}
+	si.nargs = -1;
+	si.dec = NULL;
+	CALL(-600, 1, 2, 3, 4, 5, 6);
+	CHECK(json_valid(json_of(&si)));
+	CHECK(strstr(json_of(&si), "\"errno\":null,\"error\":\"Unknown error\""));
+	CHECK(!json_valid("{\"a\":\"\x01\"}"));
+	CHECK(!json_valid("{\"a\":\"\xff\"}"));
+	CHECK(!json_valid("{\"a\":1,}"));
+}
+
+/* ---- capture specs, chunks, classes ---------------------------------------- */
+
+TEST(sysdecode_specs)
+{
+	struct sc_info si;
+	struct sc_spec sp;
+
+	si = info_of("openat", 4);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.flags, 0);
+	CHECK_INT(sp.args[0].cap, SC_CAP_NONE);
+	CHECK_INT(sp.args[1].cap, SC_CAP_STR);
+	CHECK_INT(sp.args[3].cap, SC_CAP_NONE);
+
+	si = info_of("read", 3);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[1].cap, SC_CAP_BUF_OUT);
+	CHECK_INT(sp.args[1].len_arg, 2);
+	CHECK_INT(sp.args[1].size, 0);
+
+	si = info_of("write", 3);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[1].cap, SC_CAP_BUF_IN);
+	CHECK_INT(sp.args[1].len_arg, 2);
+
+	si = info_of("newfstatat", 4);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[1].cap, SC_CAP_STR);
+	CHECK_INT(sp.args[2].cap, SC_CAP_STRUCT_OUT);
+	CHECK_INT(sp.args[2].size, 144);
+	CHECK_INT(sp.args[2].len_arg, SC_LEN_FIXED);
+
+	si = info_of("sendto", 6);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[1].cap, SC_CAP_BUF_IN);
+	CHECK_INT(sp.args[1].len_arg, 2);
+	CHECK_INT(sp.args[4].cap, SC_CAP_BUF_IN);
+	CHECK_INT(sp.args[4].len_arg, 5);
+	CHECK_INT(sp.args[4].size, 128);
+
+	si = info_of("recvfrom", 6);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[4].cap, SC_CAP_STRUCT_OUT);
+	CHECK_INT(sp.args[4].size, 128);
+	CHECK_INT(sp.args[5].cap, SC_CAP_STRUCT_OUT);
+	CHECK_INT(sp.args[5].size, 4);
+
+	si = info_of("readv", 3);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[1].cap, SC_CAP_IOV_OUT);
+	CHECK_INT(sp.args[1].len_arg, 2);
+
+	si = info_of("execve", 3);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[0].cap, SC_CAP_STR);
+	CHECK_INT(sp.args[1].cap, SC_CAP_STRV);
+	CHECK_INT(sp.args[2].cap, SC_CAP_NONE);
+
+	si = info_of("sched_getaffinity", 3);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[2].cap, SC_CAP_BUF_OUT);
+	CHECK_INT(sp.args[2].len_arg, 1);
+
+	si = info_of("clone", 5);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[2].cap, SC_CAP_STRUCT_OUT);
+	CHECK_INT(sp.args[2].size, 4);
+
+	si = info_of("exit_group", 1);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.flags, SC_SPEC_NORET);
+
+	si = generic_info();
+	sc_spec_for(&si, &sp);
+	for (int i = 0; i < SC_ARGS; i++)
+		CHECK_INT(sp.args[i].cap, i == 4 ? SC_CAP_STR : SC_CAP_NONE);
+	si.nargs = -1;
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[4].cap, SC_CAP_NONE);
+}
+
+TEST(sysdecode_chunks_bounded)
+{
+	const struct sc_chunk *ch;
+
+	CALL(0, 3, 0x5000, 3);
+	chunk(1, SC_CAP_BUF_IN, 0, 0, "abc", 3);
+	chunk(2, SC_CAP_STR, 0, 0, "x", 1);
+	CHECK(sc_chunk_find(&rec.r, rec_size(), 2, SC_CAP_STR, 0) != NULL);
+	CHECK(sc_chunk_find(&rec.r, rec_size(), 2, SC_CAP_STR, 1) == NULL);
+	/* the bytes given end before the second chunk */
+	CHECK(sc_chunk_find(&rec.r, sizeof(rec.r) + 16, 2, SC_CAP_STR, 0) == NULL);
+	CHECK(sc_chunk_find(&rec.r, sizeof(rec.r) - 1, 1, SC_CAP_BUF_IN, 0) == NULL);
+	/* a length running past the data stops the walk */
+	ch = sc_chunk_find(&rec.r, rec_size(), 1, SC_CAP_BUF_IN, 0);
+	CHECK(ch != NULL);
+	if (ch)
+		((struct sc_chunk *)ch)->len = 60000;
+	CHECK(sc_chunk_find(&rec.r, rec_size(), 1, SC_CAP_BUF_IN, 0) == NULL);
+	CHECK(sc_chunk_find(&rec.r, rec_size(), 2, SC_CAP_STR, 0) == NULL);
+	CHECK_STR(text("write"), "write(3, 0x5000, 3) = 0");
+}
+
+TEST(sysdecode_classes)
+{
+	CHECK(sc_class_known("file"));
+	CHECK(sc_class_known("clock"));
+	CHECK(!sc_class_known("%file"));
+	CHECK(!sc_class_known("nope"));
+	CHECK(sc_in_class("openat", "file"));
+	CHECK(sc_in_class("openat", "desc"));
+	CHECK(!sc_in_class("read", "file"));
+	CHECK(sc_in_class("read", "desc"));
+	CHECK(sc_in_class("mmap", "memory"));
+	CHECK(sc_in_class("mmap", "desc"));
+	CHECK(sc_in_class("kill", "signal"));
+	CHECK(sc_in_class("kill", "process"));
+	CHECK(sc_in_class("connect", "network"));
+	CHECK(!sc_in_class("connect", "desc"));
+	CHECK(sc_in_class("shmget", "ipc"));
+	CHECK(sc_in_class("clock_gettime", "clock"));
+	CHECK(!sc_in_class("nanosleep", "clock"));
+	CHECK(!sc_in_class("openat", "nope"));
+	CHECK(sc_decoder_find("openat") != NULL);
+	CHECK(sc_decoder_find("newstat") == NULL);
+	CHECK(sc_decoder_find(NULL) == NULL);
+}

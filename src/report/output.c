@@ -6,11 +6,25 @@
 #include <sys/stat.h>
 #include "report/output.h"
 
-/* Names of our own descriptors, the only symlinks ever followed. */
-static bool own_fd_path(const char *path)
+/* Names of our own descriptors (/dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N), the only symlinks ever followed: the descriptor
+ * number, else -1. */
+static int own_fd(const char *path)
 {
-	return !strcmp(path, "/dev/stderr") || !strncmp(path, "/dev/fd/", 8) ||
-	       !strncmp(path, "/proc/self/fd/", 14);
+	const char *num = NULL;
+	char *end;
+	long fd;
+
+	if (!strcmp(path, "/dev/stderr"))
+		return 2;
+	if (!strncmp(path, "/dev/fd/", 8))
+		num = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		num = path + 14;
+	if (!num || !*num)
+		return -1;
+	fd = strtol(num, &end, 10);
+	return *end || fd < 0 || fd > 1 << 20 ? -1 : (int)fd;
 }
 
 /* A destination that is a character device, FIFO or socket (/dev/null, a
@@ -21,11 +35,10 @@ static bool own_fd_path(const char *path)
  * rename, or -errno. */
 static int open_special(const char *path)
 {
-	bool follow = own_fd_path(path);
 	struct stat st;
 	int fd;
 
-	if ((follow ? stat(path, &st) : lstat(path, &st)))
+	if (lstat(path, &st))
 		return errno == ENOENT ? 0 : -errno;
 	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
 		return 0;
@@ -33,7 +46,7 @@ static int open_special(const char *path)
 		return -EISDIR;
 	if (S_ISBLK(st.st_mode))
 		return -ENOTSUP;
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (follow ? 0 : O_NOFOLLOW));
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
 	/* it may have been swapped since the stat */
@@ -54,9 +67,18 @@ int output_open(struct output *o, const char *path)
 		o->f = stdout;
 		return 0;
 	}
-	fd = open_special(path);
-	if (fd < 0)
-		return fd;
+	/* our own descriptor: written where it points, whatever it is (a
+	 * file stderr was redirected to must not be renamed over) */
+	fd = own_fd(path);
+	if (fd >= 0) {
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return -errno;
+	} else {
+		fd = open_special(path);
+		if (fd < 0)
+			return fd;
+	}
 	if (fd > 0) {
 		o->f = fdopen(fd, "w");
 		if (!o->f) {

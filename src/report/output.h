@@ -3,8 +3,9 @@
  * over the destination at the end, so an existing symlink or hard link at
  * the destination is replaced, never written through, and a failed run
  * leaves the old file untouched.  A destination that is a character
- * device or FIFO (/dev/null, a named pipe) is written in place; symlinks
- * are followed only to our own descriptors (/dev/stderr, /dev/fd/N);
+ * device or FIFO (/dev/null, a named pipe) is written in place; our own
+ * descriptors (/dev/stderr, /dev/fd/N, /proc/self/fd/N) are written
+ * through, whatever they point to, and no other symlink is followed;
  * block devices are refused. */
 #ifndef STACKSCOPE_REPORT_OUTPUT_H
 #define STACKSCOPE_REPORT_OUTPUT_H

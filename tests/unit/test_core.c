@@ -238,6 +238,32 @@ TEST(output_to_device_or_fifo_is_written_in_place)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* /dev/fd/N naming a regular file (stderr redirected to a file): the
+ * data goes through the descriptor, nothing is renamed over /dev/fd. */
+TEST(output_to_own_descriptor_on_a_file_writes_through_it)
+{
+	char path[] = "/tmp/stackscope-unit-fd.XXXXXX", name[32], buf[64] = "";
+	int fd = mkstemp(path);
+	struct output o;
+	struct stat st;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	snprintf(name, sizeof(name), "/dev/fd/%d", fd);
+	CHECK_INT(output_open(&o, name), 0);
+	CHECK(o.special);
+	fputs("through the fd", o.f);
+	CHECK_INT(output_close(&o, true), 0);
+	CHECK(lstat("/dev/stderr", &st) == 0 && S_ISLNK(st.st_mode));
+	CHECK(pread(fd, buf, sizeof(buf) - 1, 0) == 14);
+	CHECK_STR(buf, "through the fd");
+	close(fd);
+	unlink(path);
+	/* not a descriptor number: an ordinary path, which cannot be made there */
+	CHECK(output_open(&o, "/dev/fd/x") < 0);
+}
+
 TEST(output_into_missing_directory_fails_cleanly)
 {
 	struct output o;

@@ -7,6 +7,11 @@
 #define STACKSCOPE_BPF_PROCS_BPF_H
 
 const volatile bool filter_pids = false;	/* only tgids in `targets` */
+
+/* `targets` values: a process traced, or a launched command still
+ * waiting to exec (its gate), traced from its execve on. */
+#define TARGET_ON 1
+#define TARGET_PRE_EXEC 2
 const volatile bool follow_forks = false;	/* add children of targets */
 
 struct {
@@ -57,8 +62,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	__u32 pid = p->tgid, first = 1, *gen;
 
-	if (filter_pids && !bpf_map_lookup_elem(&targets, &pid))
+	__u8 *target = bpf_map_lookup_elem(&targets, &pid);
+
+	if (filter_pids && !target)
 		return 0;
+	if (target && *target == TARGET_PRE_EXEC)
+		*target = TARGET_ON;
 	gen = bpf_map_lookup_elem(&gens, &pid);
 	if (gen)
 		__sync_fetch_and_add(gen, 1);

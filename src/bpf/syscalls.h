@@ -100,6 +100,8 @@ enum sc_kind {
 #define SC_F_UNFINISHED 0x2	/* the thread ended (or tracing stopped) inside the call */
 #define SC_F_STACK 0x4		/* an SC_REC_STACK record for it precedes it */
 #define SC_F_DATA_FULL 0x8	/* some captured memory did not fit SC_DATA_MAX */
+#define SC_F_RESUMED 0x10	/* entered before tracing began: enter_ns 0, no
+				 * input memory; the arguments are read at exit */
 
 struct sc_record {
 	__u32 kind;		/* enum sc_kind */
@@ -140,6 +142,7 @@ enum sc_stat {
 	SCSTAT_NO_STORAGE,	/* no task storage for the in-flight record */
 	SCSTAT_STACK_LOST,	/* -k: a stack not queued */
 	SCSTAT_FILTERED,	/* completed but filtered (--failed, --min-duration) */
+	SCSTAT_EXIT_LOST,	/* process-exit records not queued (also in the total) */
 	SCSTAT_NR,
 };
 

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One record per syscall: opened at sys_enter in the thread's task
+ * storage (arguments, input memory), completed at sys_exit (return value,
+ * output memory), then queued through the `records` ring buffer as one
+ * unit of exactly the bytes used.  A record that cannot be queued is
+ * counted, per syscall and in a running total every later record carries,
+ * so user space can say where records went missing. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/syscalls.h"
+#include "bpf/procs.bpf.h"
+#include "bpf/snapshot.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 self_tgid = 0;	/* stackscope itself: never traced */
+const volatile __u32 strsize = 32;	/* -s, <= SC_STR_MAX */
+const volatile bool failed_only = false;	/* --failed */
+const volatile __u64 min_ns = 0;	/* --min-duration */
+const volatile bool count_only = false;	/* -c: totals, no records */
+const volatile bool with_stacks = false;	/* -k */
+const volatile __u64 wakeup_bytes = 1 << 20;	/* queued bytes that wake the reader */
+const volatile __s32 nr_execve = -1, nr_execveat = -1;
+const volatile __u64 start_ns = 0;	/* tasks started later are new, not resumed */
+
+/* The in-flight record of a thread.  The data area has room beyond
+ * SC_DATA_MAX so that a chunk started below the limit is always within
+ * bounds for the verifier; the code never fills past SC_DATA_MAX. */
+struct inflight {
+	struct sc_record rec;
+	__u8 data[SC_DATA_MAX + SC_STR_MAX + 64];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SC_NR_MAX);
+	__type(key, __u32);
+	__type(value, struct sc_spec);
+} specs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 * 1024 * 1024);	/* --buffer-size */
+} records SEC(".maps");
+
+/* per syscall: records lost (ring buffer full, no storage) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SC_NR_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* the running total of lost records, carried by every queued record */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost_total SEC(".maps");
+
+/* -c: totals per syscall */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SC_NR_MAX);
+	__type(key, __u32);
+	__type(value, struct sc_count);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCSTAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} sc_stats SEC(".maps");
+
+struct stack_buf {
+	struct sc_stack hdr;
+	__u8 data[SNAPSHOT_BUF];
+};
+
+/* -k: one per CPU, indexed by CPU number; sized at load */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_buf);
+} stack_scratch SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&sc_stats, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+/* nr: the syscall, or SC_NR_MAX for a process-exit record */
+static __always_inline void count_lost(__u32 nr)
+{
+	__u32 zero = 0;
+	__u64 *v;
+
+	if (nr < SC_NR_MAX) {
+		v = bpf_map_lookup_elem(&lost, &nr);
+		if (v)
+			(*v)++;
+	} else {
+		stat_inc(SCSTAT_EXIT_LOST);
+	}
+	v = bpf_map_lookup_elem(&lost_total, &zero);
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	stat_inc(SCSTAT_LOST);
+}
+
+static __always_inline bool is_error(long ret)
+{
+	return ret < 0 && ret >= -4095;
+}
+
+static __always_inline __u64 min_u64(__u64 a, __u64 b)
+{
+	return a < b ? a : b;
+}
+
+#define TAG(arg, cap, idx, flags) ((arg) | (cap) << 8 | (idx) << 16 | (flags) << 24)
+#define TAG_STR 0x80	/* in the flags byte: a string, stops at its NUL */
+
+/* Appends a chunk header (arg, cap, idx and flags packed in tag) + `len`
+ * bytes copied from user memory at src.  Strings are read with room for
+ * one byte more than -s, so a longer one is known to be cut.  Returns
+ * false when the record is full.  A global function: the verifier checks
+ * it once, not once per call site. */
+__noinline int put_chunk(struct inflight *f, __u32 tag, __u64 src, __u64 len)
+{
+	__u32 off, flags = (tag >> 24) & ~TAG_STR;
+	bool str = tag & (TAG_STR << 24);
+	struct sc_chunk *c;
+	long n = 0;
+
+	if (!f)
+		return false;
+	off = f->rec.data_len;
+	if (off > SC_DATA_MAX - sizeof(*c) - 8) {
+		f->rec.flags |= SC_F_DATA_FULL;
+		return false;
+	}
+	if (len > SC_DATA_MAX - sizeof(*c) - off) {
+		len = SC_DATA_MAX - sizeof(*c) - off;
+		flags |= SC_CHUNK_TRUNC;
+		f->rec.flags |= SC_F_DATA_FULL;
+	}
+	off &= SC_DATA_MAX - 1;
+	c = (struct sc_chunk *)&f->data[off];
+	c->arg = tag & 0xff;
+	c->cap = (tag >> 8) & 0xff;
+	c->idx = (tag >> 16) & 0xff;
+	c->pad = 0;
+	if (len > SC_STR_MAX + 2)
+		len = SC_STR_MAX + 2;
+	if (len) {
+		if (str) {
+			/* n counts the NUL */
+			n = bpf_probe_read_user_str(&f->data[off + sizeof(*c)], len, (void *)src);
+			if (n > 0 && --n > strsize) {
+				n = strsize;
+				flags |= SC_CHUNK_TRUNC;
+			}
+		} else {
+			n = bpf_probe_read_user(&f->data[off + sizeof(*c)], len, (void *)src) ? -1
+											     : len;
+		}
+		if (n < 0) {
+			n = 0;
+			flags |= SC_CHUNK_FAULT;
+		}
+	}
+	c->len = n;
+	c->flags = flags;
+	f->rec.data_len = off + SC_CHUNK_SIZE(n);
+	return true;
+}
+
+/* argv-like: the pointer array, then each string while there is room. */
+static __noinline void put_strv(struct inflight *f, __u32 arg, __u64 uptr)
+{
+	__u64 ptrs[SC_STRV_MAX];
+	__u32 n = 0, flags = SC_CHUNK_TRUNC;
+
+	if (bpf_probe_read_user(ptrs, sizeof(ptrs), (void *)uptr)) {
+		/* near the end of a mapping: element by element */
+		for (int i = 0; i < SC_STRV_MAX; i++) {
+			if (bpf_probe_read_user(&ptrs[i], 8, (void *)(uptr + 8 * i)))
+				break;
+			n++;
+		}
+	} else {
+		n = SC_STRV_MAX;
+	}
+	for (int i = 0; i < SC_STRV_MAX; i++) {
+		if (i < n && !ptrs[i]) {
+			n = i + 1;
+			flags = 0;
+			break;
+		}
+	}
+	if (!put_chunk(f, TAG(arg, SC_CAP_STRV, 0, flags), uptr, 8 * n))
+		return;
+	for (int i = 0; i < SC_STRV_MAX; i++) {
+		if (i >= n || !ptrs[i])
+			break;
+		if (!put_chunk(f, TAG(arg, SC_CAP_STR, i, TAG_STR), ptrs[i], strsize + 2))
+			break;
+	}
+}
+
+struct iovec_ {
+	__u64 base;
+	__u64 len;
+};
+
+/* iovecs: the array, then the first bytes of each, `total` in all */
+static __noinline void put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count,
+			       __u64 total)
+{
+	__u32 arg = argcap & 0xff, cap = argcap >> 8;
+	struct iovec_ iov[SC_IOV_MAX];
+	__u32 n = count > SC_IOV_MAX ? SC_IOV_MAX : count;
+	__u32 data_cap = cap == SC_CAP_IOV_IN ? SC_CAP_BUF_IN : SC_CAP_BUF_OUT, sz;
+
+	if (!n)
+		return;
+	sz = n * sizeof(iov[0]);
+	if (sz > sizeof(iov))
+		sz = sizeof(iov);
+	if (bpf_probe_read_user(iov, sz, (void *)uptr)) {
+		put_chunk(f, TAG(arg, cap, 0, SC_CHUNK_FAULT), uptr, 0);
+		return;
+	}
+	if (!put_chunk(f, TAG(arg, cap, 0, count > n ? SC_CHUNK_TRUNC : 0), uptr, sz))
+		return;
+	for (int i = 0; i < SC_IOV_MAX; i++) {
+		__u64 len;
+
+		if (i >= n || !total)
+			break;
+		len = min_u64(iov[i].len, total);
+		total -= len;
+		if (!put_chunk(f, TAG(arg, data_cap, i, len < iov[i].len ? SC_CHUNK_TRUNC : 0),
+			       iov[i].base, len))
+			break;
+	}
+}
+
+/* Captures what the spec says for this moment: entry or exit. */
+static __noinline void capture(struct inflight *f, const struct sc_spec *spec, bool at_exit,
+				    long ret)
+{
+	for (int i = 0; i < SC_ARGS; i++) {
+		const struct sc_arg_spec *as = &spec->args[i];
+		__u64 ptr = f->rec.args[i], len, cap_len;
+		__u32 la = as->len_arg;
+
+		if (as->cap == SC_CAP_NONE || !ptr)
+			continue;
+		cap_len = as->size ? as->size : strsize;
+		switch (as->cap) {
+		case SC_CAP_STR:
+			if (!at_exit)
+				put_chunk(f, TAG(i, SC_CAP_STR, 0, TAG_STR), ptr, strsize + 2);
+			break;
+		case SC_CAP_BUF_IN:
+			if (at_exit || la >= SC_ARGS)
+				break;
+			len = f->rec.args[la & 7];
+			put_chunk(f, TAG(i, SC_CAP_BUF_IN, 0, len > cap_len ? SC_CHUNK_TRUNC : 0),
+				  ptr, min_u64(len, cap_len));
+			break;
+		case SC_CAP_BUF_OUT:
+			if (!at_exit || ret <= 0)
+				break;
+			len = ret;
+			if (la < SC_ARGS)
+				len = min_u64(len, f->rec.args[la & 7]);
+			put_chunk(f, TAG(i, SC_CAP_BUF_OUT, 0, len > cap_len ? SC_CHUNK_TRUNC : 0),
+				  ptr, min_u64(len, cap_len));
+			break;
+		case SC_CAP_STRUCT_IN:
+			if (!at_exit)
+				put_chunk(f, TAG(i, SC_CAP_STRUCT_IN, 0, 0), ptr, as->size);
+			break;
+		case SC_CAP_STRUCT_OUT:
+			if (at_exit && ret >= 0)
+				put_chunk(f, TAG(i, SC_CAP_STRUCT_OUT, 0, 0), ptr, as->size);
+			break;
+		case SC_CAP_STRV:
+			if (!at_exit)
+				put_strv(f, i, ptr);
+			break;
+		case SC_CAP_IOV_IN:
+			if (!at_exit && la < SC_ARGS)
+				put_iov(f, i | SC_CAP_IOV_IN << 8, ptr, f->rec.args[la & 7], strsize);
+			break;
+		case SC_CAP_IOV_OUT:
+			if (at_exit && ret > 0 && la < SC_ARGS)
+				put_iov(f, i | SC_CAP_IOV_OUT << 8, ptr, f->rec.args[la & 7],
+					min_u64(ret, strsize));
+			break;
+		}
+	}
+}
+
+static __always_inline __u64 rb_flags(void)
+{
+	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									       : BPF_RB_NO_WAKEUP;
+}
+
+/* -k: the user stack at the call, queued just before its record. */
+static __always_inline bool queue_stack(struct inflight *f, struct pt_regs *regs)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), size;
+	struct stack_buf *b = bpf_map_lookup_elem(&stack_scratch, &cpu);
+
+	if (!b)
+		return false;
+	size = copy_user_stack(b->data, regs->sp);
+	if (size > SNAPSHOT_MAX)
+		return false;
+	b->hdr.kind = SC_REC_STACK;
+	b->hdr.tid = f->rec.tid;
+	b->hdr.pid = f->rec.pid;
+	b->hdr.gen = f->rec.gen;
+	b->hdr.ip = regs->ip;
+	b->hdr.sp = regs->sp;
+	b->hdr.bp = regs->bp;
+	b->hdr.size = size;
+	__builtin_memcpy(b->hdr.comm, f->rec.comm, sizeof(b->hdr.comm));
+	if (bpf_ringbuf_output(&records, b, sizeof(b->hdr) + size, BPF_RB_NO_WAKEUP)) {
+		stat_inc(SCSTAT_STACK_LOST);
+		return false;
+	}
+	return true;
+}
+
+/* Queues a completed (or abandoned) record and closes it. */
+static __always_inline void queue(struct inflight *f, struct pt_regs *regs)
+{
+	__u32 zero = 0, len = f->rec.data_len;
+	__u64 *total = bpf_map_lookup_elem(&lost_total, &zero);
+
+	f->rec.kind = SC_REC_CALL;
+	if (with_stacks && regs && queue_stack(f, regs))
+		f->rec.flags |= SC_F_STACK;
+	f->rec.lost_total = total ? *total : 0;
+	if (len > SC_DATA_MAX)
+		len = SC_DATA_MAX;
+	if (bpf_ringbuf_output(&records, f, sizeof(f->rec) + len, rb_flags()))
+		count_lost(f->rec.nr);
+	else
+		stat_inc(SCSTAT_RECORDS);
+	f->rec.kind = 0;
+}
+
+/* Whether this thread's call nr is traced: its spec, or NULL. */
+static __always_inline const struct sc_spec *wanted(__u32 tgid, long id)
+{
+	const struct sc_spec *spec;
+	__u32 nr = id;
+
+	if (id < 0 || id >= SC_NR_MAX || tgid == self_tgid)
+		return NULL;
+	if (filter_pids) {
+		__u8 *target = bpf_map_lookup_elem(&targets, &tgid);
+
+		/* a launched command is seen from its execve, not in its gate */
+		if (!target || (*target == TARGET_PRE_EXEC && id != nr_execve && id != nr_execveat))
+			return NULL;
+	}
+	spec = bpf_map_lookup_elem(&specs, &nr);
+	if (!spec || !(spec->flags & SC_SPEC_TRACE))
+		return NULL;
+	return spec;
+}
+
+/* Opens the thread's record: at entry, or at an exit whose entry came
+ * before tracing began (flags SC_F_RESUMED: no entry time, no input
+ * memory).  On x86_64 the argument registers are still intact at exit. */
+static __always_inline struct inflight *open_record(struct pt_regs *regs, __u32 nr, __u32 flags)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	struct inflight *f;
+
+	f = bpf_task_storage_get(&inflight, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!f) {
+		stat_inc(SCSTAT_NO_STORAGE);
+		count_lost(nr);
+		return NULL;
+	}
+	f->rec.kind = SC_REC_CALL;
+	f->rec.flags = flags;
+	f->rec.enter_ns = flags & SC_F_RESUMED ? 0 : bpf_ktime_get_ns();
+	f->rec.exit_ns = 0;
+	f->rec.ret = 0;
+	f->rec.nr = nr;
+	f->rec.pid = tgid;
+	f->rec.tid = (__u32)pid_tgid;
+	f->rec.cpu = bpf_get_smp_processor_id();
+	f->rec.data_len = 0;
+	if (count_only)
+		return f;
+	/* x86_64: the fourth argument travels in r10, not rcx */
+	f->rec.args[0] = BPF_CORE_READ(regs, di);
+	f->rec.args[1] = BPF_CORE_READ(regs, si);
+	f->rec.args[2] = BPF_CORE_READ(regs, dx);
+	f->rec.args[3] = BPF_CORE_READ(regs, r10);
+	f->rec.args[4] = BPF_CORE_READ(regs, r8);
+	f->rec.args[5] = BPF_CORE_READ(regs, r9);
+	f->rec.gen = gen_of(tgid);
+	bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));
+	return f;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+{
+	const struct sc_spec *spec = wanted(bpf_get_current_pid_tgid() >> 32, id);
+	struct inflight *f;
+
+	if (!spec)
+		return 0;
+	f = open_record(regs, id, 0);
+	if (!f || count_only)
+		return 0;
+	capture(f, spec, false, 0);
+	if (spec->flags & SC_SPEC_NORET) {
+		/* neither fails nor lasts: passes only when nothing is filtered */
+		f->rec.flags |= SC_F_NORET;
+		if (!failed_only && !min_ns)
+			queue(f, regs);
+		else
+			stat_inc(SCSTAT_FILTERED);
+		f->rec.kind = 0;
+	}
+	return 0;
+}
+
+static __always_inline void count(struct inflight *f, long ret, __u64 ns)
+{
+	__u32 nr = f->rec.nr;
+	struct sc_count *c = bpf_map_lookup_elem(&counts, &nr);
+
+	if (!c)
+		return;
+	c->calls++;
+	if (is_error(ret))
+		c->errors++;
+	c->total_ns += ns;
+	if (ns > c->max_ns)
+		c->max_ns = ns;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	const struct sc_spec *spec;
+	struct inflight *f;
+	__u32 nr;
+	__u64 ns;
+
+	f = bpf_task_storage_get(&inflight, task, NULL, 0);
+	if (!f || f->rec.kind != SC_REC_CALL) {
+		/* the call began before tracing did: its result still counts */
+		long id = BPF_CORE_READ(regs, orig_ax);
+
+		/* a new task's first return, from fork/clone in the child, is
+		 * not a call of its own */
+		if (count_only || task->start_time > start_ns ||
+		    !wanted(bpf_get_current_pid_tgid() >> 32, id))
+			return 0;
+		f = open_record(regs, id, SC_F_RESUMED);
+		if (!f)
+			return 0;
+	}
+	f->rec.exit_ns = bpf_ktime_get_ns();
+	f->rec.ret = ret;
+	ns = f->rec.enter_ns ? f->rec.exit_ns - f->rec.enter_ns : 0;
+	if ((f->rec.flags & SC_F_RESUMED) && min_ns) {
+		/* its duration is unknown */
+		stat_inc(SCSTAT_FILTERED);
+		f->rec.kind = 0;
+		return 0;
+	}
+	if (count_only) {
+		count(f, ret, ns);
+		f->rec.kind = 0;
+		return 0;
+	}
+	if ((failed_only && !is_error(ret)) || ns < min_ns) {
+		stat_inc(SCSTAT_FILTERED);
+		f->rec.kind = 0;
+		return 0;
+	}
+	nr = f->rec.nr;
+	spec = bpf_map_lookup_elem(&specs, &nr);
+	if (spec)
+		capture(f, spec, true, ret);
+	/* execve: the new program's name */
+	bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));
+	queue(f, regs);
+	return 0;
+}
+
+/* A thread ends: a call it was inside (another thread's exit_group, a
+ * fatal signal) is queued unfinished; the process's end is recorded. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	struct inflight *f;
+
+	if (tgid == self_tgid || !in_scope(tgid))
+		return 0;
+	f = bpf_task_storage_get(&inflight, p, NULL, 0);
+	if (f && f->rec.kind == SC_REC_CALL) {
+		f->rec.flags |= SC_F_UNFINISHED;
+		if (count_only)
+			f->rec.kind = 0;
+		else if (!failed_only && !min_ns)
+			queue(f, NULL);
+	}
+	if (count_only || BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	/* the last thread: the process's exit status */
+	struct sc_record r = {
+		.kind = SC_REC_EXIT,
+		.enter_ns = bpf_ktime_get_ns(),
+		.ret = p->exit_code,
+		.pid = tgid,
+		.tid = p->pid,
+		.cpu = bpf_get_smp_processor_id(),
+	};
+	__u32 zero = 0;
+	__u64 *total = bpf_map_lookup_elem(&lost_total, &zero);
+
+	r.lost_total = total ? *total : 0;
+	BPF_CORE_READ_STR_INTO(&r.comm, p, comm);
+	if (bpf_ringbuf_output(&records, &r, sizeof(r), rb_flags()))
+		count_lost(SC_NR_MAX);
+	return 0;
+}
+
+/* At the end of a run: the calls still open (blocked in read, poll...)
+ * are queued unfinished, so no call is silently missing. */
+SEC("iter/task")
+int flush_inflight(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct inflight *f;
+
+	if (!task)
+		return 0;
+	f = bpf_task_storage_get(&inflight, task, NULL, 0);
+	if (f && f->rec.kind == SC_REC_CALL && !count_only) {
+		f->rec.flags |= SC_F_UNFINISHED;
+		queue(f, NULL);
+	}
+	return 0;
+}

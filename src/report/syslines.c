@@ -1,0 +1,217 @@
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/wait.h>
+#include "report/syslines.h"
+
+void syslines_init(struct syslines *w, FILE *f, bool json, int strsize)
+{
+	struct timespec rt, mono;
+
+	w->f = f;
+	w->json = json;
+	w->fmt.strsize = strsize;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	w->wall_offset = (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
+}
+
+static void print_time(struct syslines *w, uint64_t mono_ns)
+{
+	int64_t ns = (int64_t)mono_ns + w->wall_offset;
+	time_t secs = ns / 1000000000;
+	struct tm tm;
+
+	localtime_r(&secs, &tm);
+	fprintf(w->f, "%02d:%02d:%02d.%06ld", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		(long)(ns % 1000000000) / 1000);
+}
+
+/* "time":"12:00:01.234567","ts_ns":N, */
+static void json_time(struct syslines *w, uint64_t mono_ns)
+{
+	fputs("\"time\":\"", w->f);
+	print_time(w, mono_ns);
+	fprintf(w->f, "\",\"ts_ns\":%lld,", (long long)(mono_ns + w->wall_offset));
+}
+
+static void print_comm(struct syslines *w, const char *comm)
+{
+	size_t n = strnlen(comm, SC_COMM_LEN);
+
+	if (w->json)
+		sc_json_string(w->f, comm, n);
+	else
+		fwrite(comm, 1, n, w->f);
+}
+
+static void print_stack(struct syslines *w, const struct sysline_stack *st)
+{
+	FILE *f = w->f;
+
+	if (st->n < 0) {
+		fputs(w->json ? ",\"stack\":null" : " > [lost user stack]\n", f);
+		return;
+	}
+	if (w->json)
+		fputs(",\"stack\":[", f);
+	for (int i = 0; i < st->n; i++) {
+		if (w->json) {
+			sc_json_string(f, st->names[i], strlen(st->names[i]));
+			if (i + 1 < st->n || st->truncated)
+				fputc(',', f);
+		} else {
+			fprintf(f, " > %s\n", st->names[i]);
+		}
+	}
+	if (st->truncated)
+		fputs(w->json ? "\"[truncated]\"" : " > [truncated]\n", f);
+	if (w->json)
+		fputc(']', f);
+}
+
+void syslines_call(struct syslines *w, const struct sc_info *si, const struct sc_record *rec,
+		   size_t size, const struct sysline_stack *stack)
+{
+	bool resumed = rec->flags & SC_F_RESUMED;
+	bool done = rec->exit_ns && !resumed && !(rec->flags & SC_F_UNFINISHED);
+	uint64_t when = resumed ? rec->exit_ns : rec->enter_ns;
+	FILE *f = w->f;
+
+	if (w->json) {
+		fputs("{\"type\":\"syscall\",", f);
+		json_time(w, when);
+		if (done)
+			fprintf(f, "\"duration_ns\":%llu,",
+				(unsigned long long)(rec->exit_ns - rec->enter_ns));
+		else
+			fputs("\"duration_ns\":null,", f);
+		fprintf(f, "\"pid\":%u,\"tid\":%u,\"comm\":", rec->pid, rec->tid);
+		print_comm(w, rec->comm);
+		fprintf(f, ",\"cpu\":%u,\"nr\":%u,\"syscall\":", rec->cpu, rec->nr);
+		sc_json_string(f, si->name, strlen(si->name));
+		fputc(',', f);
+		sc_print_json(f, si, rec, size, &w->fmt);
+		if (rec->flags & SC_F_UNFINISHED)
+			fputs(",\"unfinished\":true", f);
+		if (rec->flags & SC_F_NORET)
+			fputs(",\"noreturn\":true", f);
+		if (resumed)
+			fputs(",\"resumed\":true", f);
+		if (stack)
+			print_stack(w, stack);
+		fputs("}\n", f);
+		return;
+	}
+	print_time(w, when);
+	if (done)
+		fprintf(f, " (+%.6fs) ", (rec->exit_ns - rec->enter_ns) / 1e9);
+	else
+		fputs(" (+?) ", f);
+	print_comm(w, rec->comm);
+	fprintf(f, "[%u/%u] cpu%u ", rec->pid, rec->tid, rec->cpu);
+	sc_print_call(f, si, rec, size, &w->fmt);
+	if (rec->flags & SC_F_UNFINISHED)
+		fputs(" <unfinished ...>", f);
+	else if (resumed)
+		fputs(" <entered before tracing began>", f);
+	fputc('\n', f);
+	if (stack)
+		print_stack(w, stack);
+}
+
+void syslines_exit(struct syslines *w, const struct sc_record *rec)
+{
+	int status = (int)rec->ret;
+	const char *sig = WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : NULL;
+	FILE *f = w->f;
+
+	if (w->json) {
+		fputs("{\"type\":\"exit\",", f);
+		json_time(w, rec->enter_ns);
+		fprintf(f, "\"pid\":%u,\"comm\":", rec->pid);
+		print_comm(w, rec->comm);
+		if (WIFSIGNALED(status))
+			fprintf(f, ",\"signal\":\"SIG%s\"}\n", sig ? sig : "?");
+		else
+			fprintf(f, ",\"exit_code\":%d}\n", WEXITSTATUS(status));
+		return;
+	}
+	print_time(w, rec->enter_ns);
+	fputc(' ', f);
+	print_comm(w, rec->comm);
+	fprintf(f, "[%u] ", rec->pid);
+	if (WIFSIGNALED(status))
+		fprintf(f, "+++ killed by SIG%s%s +++\n", sig ? sig : "?",
+			WCOREDUMP(status) ? " (core dumped)" : "");
+	else
+		fprintf(f, "+++ exited with %d +++\n", WEXITSTATUS(status));
+}
+
+void syslines_lost(struct syslines *w, uint64_t n)
+{
+	if (w->json)
+		fprintf(w->f, "{\"type\":\"lost\",\"records\":%llu}\n", (unsigned long long)n);
+	else
+		fprintf(w->f, "... %llu records lost ...\n", (unsigned long long)n);
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct syslines_row *x = a, *y = b;
+
+	if (x->c.total_ns != y->c.total_ns)
+		return x->c.total_ns < y->c.total_ns ? 1 : -1;
+	if (x->c.calls != y->c.calls)
+		return x->c.calls < y->c.calls ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+void syslines_summary(struct syslines *w, struct syslines_row *rows, int n)
+{
+	static const char dash[] = "------ ----------- ----------- ----------- --------- --------- "
+				   "----------------\n";
+	struct sc_count tot = {};
+	FILE *f = w->f;
+
+	qsort(rows, n, sizeof(*rows), by_time);
+	for (int i = 0; i < n; i++) {
+		tot.calls += rows[i].c.calls;
+		tot.errors += rows[i].c.errors;
+		tot.total_ns += rows[i].c.total_ns;
+		if (rows[i].c.max_ns > tot.max_ns)
+			tot.max_ns = rows[i].c.max_ns;
+	}
+	if (w->json) {
+		for (int i = 0; i < n; i++) {
+			const struct sc_count *c = &rows[i].c;
+
+			fputs("{\"type\":\"summary\",\"syscall\":", f);
+			sc_json_string(f, rows[i].name, strlen(rows[i].name));
+			fprintf(f, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"max_ns\":%llu}\n",
+				(unsigned long long)c->calls, (unsigned long long)c->errors,
+				(unsigned long long)c->total_ns, (unsigned long long)c->max_ns);
+		}
+		return;
+	}
+	fprintf(f, "%% time     seconds  usecs/call   max usecs     calls    errors syscall\n%s",
+		dash);
+	for (int i = 0; i < n; i++) {
+		const struct sc_count *c = &rows[i].c;
+		char errors[24] = "";
+
+		if (c->errors)
+			snprintf(errors, sizeof(errors), "%llu", (unsigned long long)c->errors);
+		fprintf(f, "%6.2f %11.6f %11llu %11llu %9llu %9s %s\n",
+			tot.total_ns ? 100.0 * c->total_ns / tot.total_ns : 0.0, c->total_ns / 1e9,
+			(unsigned long long)(c->total_ns / c->calls / 1000),
+			(unsigned long long)(c->max_ns / 1000), (unsigned long long)c->calls, errors,
+			rows[i].name);
+	}
+	fprintf(f, "%s%6.2f %11.6f %11llu %11llu %9llu %9llu total\n", dash, 100.0,
+		tot.total_ns / 1e9,
+		tot.calls ? (unsigned long long)(tot.total_ns / tot.calls / 1000) : 0ULL,
+		(unsigned long long)(tot.max_ns / 1000), (unsigned long long)tot.calls,
+		(unsigned long long)tot.errors);
+}

@@ -1,0 +1,48 @@
+/* Writing syscall records as lines: strace-like text or one JSON object
+ * per line, the inline loss notes, process exits, and the -c table.
+ *   12:00:01.234567 (+0.000012s) cat[1234/1234] cpu1 openat(...) = 3
+ * The time is the call's entry (the line is written when it returns);
+ * (+...) is the time spent in it. */
+#ifndef STACKSCOPE_REPORT_SYSLINES_H
+#define STACKSCOPE_REPORT_SYSLINES_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "bpf/syscalls.h"
+#include "syscall/decode.h"
+
+struct syslines {
+	FILE *f;
+	bool json;
+	struct sc_fmt_opts fmt;
+	int64_t wall_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
+};
+
+/* The user stack of a call (-k): names innermost first; n < 0 = lost. */
+struct sysline_stack {
+	const char *const *names;
+	int n;
+	bool truncated;
+};
+
+/* Sets wall_offset from the clocks now. */
+void syslines_init(struct syslines *w, FILE *f, bool json, int strsize);
+/* stack NULL: none asked for. */
+void syslines_call(struct syslines *w, const struct sc_info *si, const struct sc_record *rec,
+		   size_t size, const struct sysline_stack *stack);
+/* A process ended (SC_REC_EXIT): "+++ exited with 0 +++". */
+void syslines_exit(struct syslines *w, const struct sc_record *rec);
+/* "... 12 records lost ..." */
+void syslines_lost(struct syslines *w, uint64_t n);
+
+struct syslines_row {
+	const char *name;
+	struct sc_count c;
+};
+
+/* -c: strace -c's table plus the longest call, sorted by total time
+ * (rows are sorted in place). */
+void syslines_summary(struct syslines *w, struct syslines_row *rows, int n);
+
+#endif

@@ -13,6 +13,7 @@ static const struct command {
 } commands[] = {
 	{ "profile", cmd_profile, "sample on-CPU kernel + user stacks -> flame graph / folded" },
 	{ "offcpu", cmd_offcpu, "time blocked, by kernel + user stack (and who woke it)" },
+	{ "syscalls", cmd_syscalls, "one decoded line per syscall, like strace, without stopping it" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an interactive SVG flame graph" },
 };
 

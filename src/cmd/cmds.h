@@ -5,6 +5,7 @@
 
 int cmd_profile(int argc, char **argv);
 int cmd_offcpu(int argc, char **argv);
+int cmd_syscalls(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 
 #endif

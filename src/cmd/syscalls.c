@@ -1,0 +1,671 @@
+/* stackscope syscalls: one decoded record per syscall, as strace writes
+ * them, from eBPF instead of ptrace.
+ *
+ * options -> the kernel's syscall descriptions -> load and configure the
+ * BPF side (what to capture per syscall, filters) -> gate the command ->
+ * attach sys_enter/sys_exit -> release -> stream records as they complete
+ * -> detach -> queue the calls still open -> drain -> totals and losses. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "cmd/cmds.h"
+#include "syscalls.skel.h"
+#include "bpf/syscalls.h"
+#include "report/output.h"
+#include "report/syslines.h"
+#include "syscall/decode.h"
+#include "syscall/table.h"
+#include "trace/launch.h"
+#include "trace/loop.h"
+#include "trace/ustacks.h"
+
+static const char usage_text[] =
+"usage: stackscope syscalls [-p PID[,PID...]] [-f] [-e SYSCALL[,SYSCALL...]] [--failed]\n"
+"                           [--min-duration US] [-s STRSIZE] [-k] [-c] [-d SECONDS]\n"
+"                           [--format text|json] [--buffer-size BYTES] [-o FILE]\n"
+"                           [-- CMD ARGS...]\n"
+"\n"
+"One line per syscall, written when it returns: entry time, (+time spent in it),\n"
+"comm[pid/tid], cpu, the call with decoded arguments, and its result.\n"
+"  -p PID[,PID...]    only these processes (all their threads); default: all\n"
+"  -f                 also the children they (or CMD) create from now on\n"
+"  -e LIST            only these syscalls: names and %%classes (%%file %%desc %%memory\n"
+"                     %%process %%signal %%network %%ipc %%clock); !LIST: all but\n"
+"  --failed           only calls that returned an error\n"
+"  --min-duration US  only calls that took at least US microseconds\n"
+"  -s STRSIZE         bytes shown of strings and buffers (default 32, max 4096)\n"
+"  -k                 the user stack of each call, symbolized, after its line\n"
+"  -c                 no lines: a table of calls, errors and time per syscall\n"
+"  -d SECONDS         stop after this long (else at Ctrl-C, or when CMD exits)\n"
+"  --format FMT       text (default) or json (one object per line)\n"
+"  --buffer-size N    ring buffer bytes (default 8M; K/M suffixes)\n"
+"  -o FILE            write there instead of stdout\n"
+"  -v                 say more\n"
+"  -- CMD ARGS...     run CMD, gated until tracing is live; ends with it\n";
+
+#define TICK 0.1		/* seconds between drains without a wakeup */
+#define STACK_SLOTS 256		/* -k: unwound stacks waiting for their record */
+
+struct pending_stack {
+	uint32_t tid;
+	int n;
+	bool truncated;
+	uint64_t ips[UNWIND_MAX_DEPTH];
+};
+
+struct sc_run {
+	/* options */
+	pid_t *pids;
+	int npids;
+	bool follow, failed, stacks, summary, json;
+	const char *filter;	/* -e */
+	long min_us, strsize;
+	long buffer_size;
+	double duration;
+	const char *output;
+	char **cmd;
+	/* state */
+	struct sc_table *table;
+	struct syscalls_bpf *skel;
+	struct bpf_link *links[5];
+	int nlinks;
+	struct ring_buffer *rb;
+	struct output out;
+	struct launch child;
+	struct loop *loop;
+	struct ustacks *us;
+	struct pending_stack *pend;
+	struct syslines w;
+	uint64_t lost_seen;	/* the running loss total last reported */
+	uint64_t records;
+	int write_err;
+};
+
+static int parse_size(const char *arg, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || v <= 0)
+		return -EINVAL;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (*end || v > (1L << 30))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_args(struct sc_run *r, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "failed", no_argument, NULL, 'F' },
+		{ "min-duration", required_argument, NULL, 'm' },
+		{ "format", required_argument, NULL, 'j' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c, n;
+
+	r->strsize = 32;
+	r->buffer_size = 8L << 20;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:fe:s:kcd:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			n = parse_pid_list(optarg, &r->pids);
+			if (n < 0)
+				return n == -ESRCH ? 1 : 2;
+			r->npids = n;
+			break;
+		case 'f':
+			r->follow = true;
+			break;
+		case 'e':
+			r->filter = optarg;
+			break;
+		case 'F':
+			r->failed = true;
+			break;
+		case 'm':
+			if (parse_long(optarg, 0, 1L << 40, &r->min_us)) {
+				msg("--min-duration %s: expected microseconds", optarg);
+				return 2;
+			}
+			break;
+		case 's':
+			if (parse_long(optarg, 0, SC_STR_MAX, &r->strsize)) {
+				msg("-s %s: expected a size from 0 to %d", optarg, SC_STR_MAX);
+				return 2;
+			}
+			break;
+		case 'k':
+			r->stacks = true;
+			break;
+		case 'c':
+			r->summary = true;
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &r->duration)) {
+				msg("-d %s: expected seconds", optarg);
+				return 2;
+			}
+			break;
+		case 'j':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				msg("--format %s: expected text or json", optarg);
+				return 2;
+			}
+			r->json = !strcmp(optarg, "json");
+			break;
+		case 'b':
+			if (parse_size(optarg, &r->buffer_size)) {
+				msg("--buffer-size %s: expected bytes up to 1G (K, M suffixes)", optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			r->output = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			printf(usage_text);
+			return -1;
+		default:
+			fprintf(stderr, usage_text);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		if (r->npids) {
+			msg("-p and a command exclude each other");
+			return 2;
+		}
+		r->cmd = argv + optind;
+	}
+	if (r->summary && r->stacks) {
+		msg("-c and -k exclude each other (-c writes no lines to put stacks under)");
+		return 2;
+	}
+	return 0;
+}
+
+static int fill_specs(struct sc_run *r)
+{
+	int fd = bpf_map__fd(r->skel->maps.specs);
+	bool wanted[SC_NR_MAX] = {};
+	int err = sc_table_select(r->table, r->filter, wanted);
+
+	if (err)
+		return err;
+	for (__u32 nr = 0; nr < SC_NR_MAX; nr++) {
+		struct sc_spec spec = {};
+
+		sc_spec_for(sc_table_get(r->table, nr), &spec);
+		if (wanted[nr])
+			spec.flags |= SC_SPEC_TRACE;
+		if (r->summary) {
+			/* -c needs no memory */
+			spec.flags &= SC_SPEC_TRACE;
+			memset(spec.args, 0, sizeof(spec.args));
+		}
+		if (bpf_map_update_elem(fd, &nr, &spec, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+static int fill_targets(struct sc_run *r)
+{
+	int fd = bpf_map__fd(r->skel->maps.targets);
+	__u8 on = 1, gated = 2;	/* TARGET_ON, TARGET_PRE_EXEC */
+
+	for (int i = 0; i <= r->npids; i++) {
+		__u32 pid = i < r->npids ? (__u32)r->pids[i] : (__u32)r->child.pid;
+
+		if (pid && bpf_map_update_elem(fd, &pid, i < r->npids ? &on : &gated, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Records lost since the last one reported, inline where they went. */
+static void report_lost(struct sc_run *r, uint64_t total)
+{
+	if (total <= r->lost_seen)
+		return;
+	syslines_lost(&r->w, total - r->lost_seen);
+	r->lost_seen = total;
+}
+
+static struct pending_stack *stack_slot(struct sc_run *r, uint32_t tid)
+{
+	return &r->pend[mix64(tid) % STACK_SLOTS];
+}
+
+static void print_call(struct sc_run *r, const struct sc_record *rec, size_t size)
+{
+	const struct sc_info *si = sc_table_get(r->table, rec->nr);
+	const char *names[UNWIND_MAX_DEPTH], *inner[UNWIND_MAX_DEPTH];
+	struct sysline_stack st = { .names = inner, .n = -1 };
+	struct pending_stack *ps;
+
+	if (!si)
+		return;
+	if (!(rec->flags & SC_F_STACK)) {
+		syslines_call(&r->w, si, rec, size, r->stacks ? &(struct sysline_stack){ .n = -1 } : NULL);
+		return;
+	}
+	ps = stack_slot(r, rec->tid);
+	if (ps->tid == rec->tid && ps->n > 0) {
+		int n = ustacks_symbolize(r->us, rec->pid, rec->gen, ps->ips, ps->n, names);
+
+		/* innermost first, as strace -k */
+		for (int i = 0; i < n; i++)
+			inner[i] = names[n - 1 - i];
+		st.n = n;
+		st.truncated = ps->truncated;
+	}
+	ps->tid = 0;
+	syslines_call(&r->w, si, rec, size, &st);
+}
+
+static int on_record(void *arg, void *data, size_t size)
+{
+	struct sc_run *r = arg;
+	const struct sc_record *rec = data;
+	const struct sc_stack *st = data;
+
+	if (size < sizeof(__u32))
+		return 0;
+	switch (rec->kind) {
+	case SC_REC_STACK:
+		if (size >= sizeof(*st) && st->size <= size - sizeof(*st)) {
+			struct pending_stack *ps = stack_slot(r, st->tid);
+			struct unwind_regs regs = { .ip = st->ip, .sp = st->sp, .bp = st->bp };
+
+			ps->tid = st->tid;
+			ps->n = ustacks_unwind(r->us, st->pid, st->gen, &regs, st + 1, st->size,
+					       ps->ips, UNWIND_MAX_DEPTH, &ps->truncated);
+		}
+		return 0;
+	case SC_REC_CALL:
+		if (size < sizeof(*rec) || rec->data_len > size - sizeof(*rec))
+			return 0;
+		report_lost(r, rec->lost_total);
+		r->records++;
+		print_call(r, rec, size);
+		return 0;
+	case SC_REC_EXIT:
+		if (size < sizeof(*rec))
+			return 0;
+		report_lost(r, rec->lost_total);
+		syslines_exit(&r->w, rec);
+		return 0;
+	}
+	return 0;
+}
+
+static int drain(void *arg)
+{
+	struct sc_run *r = arg;
+	int err;
+
+	if (r->us)
+		ustacks_service(r->us);
+	err = ring_buffer__consume(r->rb);
+	if (err < 0) {
+		msg("reading syscall records: %s", strerror(-err));
+		return err;
+	}
+	if (fflush(r->out.f) && !r->write_err) {
+		r->write_err = -errno;
+		msg("%s: write failed: %s", r->output ? r->output : "stdout", strerror(errno));
+		return r->write_err;
+	}
+	return 0;
+}
+
+static int attach(struct sc_run *r)
+{
+	struct bpf_program *progs[] = {
+		r->skel->progs.on_sys_enter, r->skel->progs.on_sys_exit, r->skel->progs.on_exit,
+		r->skel->progs.on_fork, r->skel->progs.on_exec,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		struct bpf_link *l = bpf_program__attach(progs[i]);
+
+		if (!l) {
+			int err = -errno;
+
+			msg("attach %s: %s", bpf_program__name(progs[i]), strerror(-err));
+			return err;
+		}
+		r->links[r->nlinks++] = l;
+	}
+	return 0;
+}
+
+static void detach(struct sc_run *r)
+{
+	while (r->nlinks > 0)
+		bpf_link__destroy(r->links[--r->nlinks]);
+}
+
+/* The calls still open when tracing stops, queued unfinished. */
+static void flush_open_calls(struct sc_run *r)
+{
+	struct bpf_link *l = bpf_program__attach_iter(r->skel->progs.flush_inflight, NULL);
+	char buf[64];
+	int fd;
+
+	if (!l) {
+		msg("task iterator (calls still open at the end): %s; those are not shown",
+		    strerror(errno));
+		return;
+	}
+	fd = bpf_iter_create(bpf_link__fd(l));
+	if (fd >= 0) {
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	} else {
+		msg("task iterator: %s; calls still open at the end are not shown",
+		    strerror(errno));
+	}
+	bpf_link__destroy(l);
+}
+
+static int setup(struct sc_run *r)
+{
+	struct syscalls_bpf *skel;
+	long ncpu = libbpf_num_possible_cpus();
+	int err;
+
+	r->table = sc_table_load();
+	if (!r->table)
+		return -errno;
+	debug("%d syscalls described by the kernel", sc_table_described(r->table));
+	skel = r->skel = syscalls_bpf__open();
+	if (!skel) {
+		err = -errno;
+		msg("opening the BPF object: %s", strerror(-err));
+		return err;
+	}
+	skel->rodata->self_tgid = getpid();
+	skel->rodata->strsize = r->strsize;
+	skel->rodata->failed_only = r->failed;
+	skel->rodata->min_ns = r->min_us * 1000ULL;
+	skel->rodata->count_only = r->summary;
+	skel->rodata->with_stacks = r->stacks;
+	skel->rodata->filter_pids = r->npids || r->cmd;
+	skel->rodata->follow_forks = r->follow;
+	skel->rodata->nr_execve = sc_table_lookup(r->table, "execve");
+	skel->rodata->nr_execveat = sc_table_lookup(r->table, "execveat");
+	{
+		struct timespec now;
+
+		/* task start times are CLOCK_MONOTONIC */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		skel->rodata->start_ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+	}
+	/* a power of two of pages; wake the reader at a quarter full */
+	{
+		long sz = 4096;
+
+		while (sz < r->buffer_size)
+			sz <<= 1;
+		r->buffer_size = sz;
+		skel->rodata->wakeup_bytes = sz / 4;
+		bpf_map__set_max_entries(skel->maps.records, sz);
+	}
+	bpf_map__set_max_entries(skel->maps.stack_scratch, r->stacks && ncpu > 0 ? ncpu : 1);
+	bpf_program__set_autoload(skel->progs.flush_inflight, !r->summary);
+	err = syscalls_bpf__load(skel);
+	if (err) {
+		msg("loading the BPF programs: %s", strerror(-err));
+		return err;
+	}
+	err = fill_specs(r);
+	if (err)
+		return err;
+	err = fill_targets(r);
+	if (err) {
+		msg("filling the pid filter: %s", strerror(-err));
+		return err;
+	}
+	if (!r->summary) {
+		r->rb = ring_buffer__new(bpf_map__fd(skel->maps.records), on_record, r, NULL);
+		if (!r->rb) {
+			err = -errno;
+			msg("syscall record ring buffer: %s", strerror(-err));
+			return err;
+		}
+		err = loop_add_fd(r->loop, ring_buffer__epoll_fd(r->rb), drain, r);
+		if (err)
+			return err;
+		loop_set_tick(r->loop, TICK, drain, r);
+	}
+	if (r->stacks) {
+		r->pend = calloc(STACK_SLOTS, sizeof(*r->pend));
+		r->us = ustacks_new(r->pids, r->npids, r->cmd != NULL);
+		if (!r->pend || !r->us) {
+			err = -errno;
+			msg("user stacks: %s", strerror(-err));
+			return err;
+		}
+		err = loop_add_fd(r->loop, ustacks_fd(r->us), drain, r);
+		if (err)
+			return err;
+	}
+	syslines_init(&r->w, r->out.f, r->json, r->strsize);
+	return attach(r);
+}
+
+static uint64_t stat_sum(struct sc_run *r, int map_fd, __u32 idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum = 0, v[ncpu > 0 ? ncpu : 1];
+
+	(void)r;
+	if (ncpu > 0 && !bpf_map_lookup_elem(map_fd, &idx, v))
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	return sum;
+}
+
+/* Returns the calls counted. */
+static uint64_t print_summary_table(struct sc_run *r)
+{
+	int fd = bpf_map__fd(r->skel->maps.counts), ncpu = libbpf_num_possible_cpus(), n = 0;
+	struct sc_count *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v));
+	struct syslines_row *rows = calloc(SC_NR_MAX, sizeof(*rows));
+	uint64_t calls = 0;
+
+	if (!v || !rows) {
+		msg("out of memory");
+		goto out;
+	}
+	for (__u32 nr = 0; nr < SC_NR_MAX; nr++) {
+		struct sc_count c = {};
+
+		if (bpf_map_lookup_elem(fd, &nr, v))
+			continue;
+		for (int i = 0; i < ncpu; i++) {
+			c.calls += v[i].calls;
+			c.errors += v[i].errors;
+			c.total_ns += v[i].total_ns;
+			if (v[i].max_ns > c.max_ns)
+				c.max_ns = v[i].max_ns;
+		}
+		if (c.calls)
+			rows[n++] = (struct syslines_row){ sc_table_get(r->table, nr)->name, c };
+		calls += c.calls;
+	}
+	syslines_summary(&r->w, rows, n);
+out:
+	free(v);
+	free(rows);
+	return calls;
+}
+
+/* Losses by syscall, the largest first, on stderr. */
+static void print_losses(struct sc_run *r, uint64_t lost)
+{
+	int fd = bpf_map__fd(r->skel->maps.lost), n = 0;
+	uint64_t exits;
+	char line[512];
+
+	if (!lost)
+		return;
+	n = snprintf(line, sizeof(line), "stackscope syscalls: records lost by syscall:");
+	exits = stat_sum(r, bpf_map__fd(r->skel->maps.sc_stats), SCSTAT_EXIT_LOST);
+	if (exits)
+		n += snprintf(line + n, sizeof(line) - n, " (process exits) %llu",
+			      (unsigned long long)exits);
+	for (int nr = 0; nr < SC_NR_MAX && n < (int)sizeof(line) - 40; nr++) {
+		uint64_t c = stat_sum(r, fd, nr);
+
+		if (c)
+			n += snprintf(line + n, sizeof(line) - n, " %s %llu",
+				      sc_table_get(r->table, nr)->name, (unsigned long long)c);
+	}
+	fprintf(stderr, "%s\n", line);
+}
+
+static void finish(struct sc_run *r)
+{
+	int stats = bpf_map__fd(r->skel->maps.sc_stats);
+	uint64_t lost, filtered, nostore, stack_lost, counted = 0;
+	__u32 zero = 0;
+	__u64 total = 0;
+
+	detach(r);
+	if (r->rb) {
+		flush_open_calls(r);
+		drain(r);
+		bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.lost_total), &zero, &total);
+		report_lost(r, total);
+	}
+	if (r->summary)
+		counted = print_summary_table(r);
+	fflush(r->out.f);
+	lost = stat_sum(r, stats, SCSTAT_LOST);
+	filtered = stat_sum(r, stats, SCSTAT_FILTERED);
+	nostore = stat_sum(r, stats, SCSTAT_NO_STORAGE);
+	stack_lost = stat_sum(r, stats, SCSTAT_STACK_LOST);
+	if (r->summary)
+		fprintf(stderr, "stackscope syscalls: %llu calls counted in the kernel",
+			(unsigned long long)counted);
+	else
+		fprintf(stderr, "stackscope syscalls: %llu records, %llu lost",
+			(unsigned long long)r->records, (unsigned long long)lost);
+	if (filtered)
+		fprintf(stderr, ", %llu filtered out", (unsigned long long)filtered);
+	if (nostore)
+		fprintf(stderr, " (%llu for want of memory)", (unsigned long long)nostore);
+	if (r->stacks)
+		fprintf(stderr, ", %llu stacks lost", (unsigned long long)stack_lost);
+	if (r->output)
+		fprintf(stderr, ", wrote %s", r->output);
+	fputc('\n', stderr);
+	print_losses(r, lost);
+}
+
+int cmd_syscalls(int argc, char **argv)
+{
+	struct sc_run r = {};
+	int ret = 1, err, end;
+
+	err = parse_args(&r, argc, argv);
+	if (err)
+		return err < 0 ? 0 : err;
+	libbpf_setup_print();
+	r.loop = loop_new();
+	if (!r.loop) {
+		msg("signals: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (r.cmd) {
+		err = launch_start(&r.child, r.cmd);
+		if (err) {
+			msg("cannot run '%s': %s", r.cmd[0], strerror(-err));
+			goto cleanup;
+		}
+	}
+	err = output_open(&r.out, r.output);
+	if (err) {
+		msg("%s: cannot create: %s", r.output, strerror(-err));
+		goto cleanup;
+	}
+	err = setup(&r);
+	if (err)
+		goto cleanup;
+	if (r.duration > 0)
+		loop_set_duration(r.loop, r.duration);
+	for (int i = 0; i < r.npids; i++) {
+		err = loop_watch_pid(r.loop, r.pids[i]);
+		if (err && err != -ESRCH) {
+			msg("pid %d: cannot watch: %s", r.pids[i], strerror(-err));
+			goto cleanup;
+		}
+	}
+	if (r.cmd) {
+		err = loop_watch_pid(r.loop, r.child.pid);
+		if (!err)
+			err = launch_release(&r.child);
+		if (err) {
+			msg("cannot run '%s': %s", r.cmd[0], strerror(-err));
+			goto cleanup;
+		}
+	}
+	end = loop_run(r.loop);
+	if (end < 0)
+		msg("waiting: %s", strerror(-end));
+	if (end == LOOP_SIGNAL && r.child.pid && !r.child.reaped)
+		kill(r.child.pid, loop_signal(r.loop));
+	finish(&r);
+	err = output_close(&r.out, true);
+	r.out.f = NULL;
+	if (err) {
+		msg("%s: write failed: %s", r.output ? r.output : "stdout", strerror(-err));
+		goto cleanup;
+	}
+	ret = r.write_err ? 1 : 0;
+	if (r.child.pid) {
+		int status = launch_wait(&r.child);
+
+		if (!r.write_err)
+			ret = status;
+	}
+cleanup:
+	detach(&r);
+	if (r.out.f)
+		output_close(&r.out, false);
+	launch_abort(&r.child);
+	ring_buffer__free(r.rb);
+	syscalls_bpf__destroy(r.skel);
+	ustacks_free(r.us);
+	free(r.pend);
+	loop_free(r.loop);
+	sc_table_free(r.table);
+	free(r.pids);
+	return ret;
+}

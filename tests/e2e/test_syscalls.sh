@@ -1,0 +1,207 @@
+# End-to-end tests of `stackscope syscalls` on tests/workloads/sysc_wl,
+# which makes known syscalls directly (see its header).
+
+# norm FILE: the calls without time, duration, comm[pid/tid] and cpu
+norm() {
+	sed -E 's/^[0-9:.]+ (\(\+[^)]*\) )?[^ ]*\[[0-9/]+\] (cpu[0-9]+ )?//' "$1"
+}
+
+# the workload's own part: from its first call on DIR to the end
+own_part() { norm "$1" | sed -n "\\|$2/data|,\$p"; }
+
+test_known_calls_line_by_line() {
+	mkdir d
+	D=$T/d
+	timeout 60 "$SS" syscalls -s 200 -o out.txt -- "$WL/sysc_wl" "$D" 3 2>err.txt ||
+		fail "syscalls exited $?: $(cat err.txt)"
+	own_part out.txt "$D" | sed -E 's/^getppid\(\) = [0-9]+$/getppid() = PPID/' >got.txt
+	cat >want.txt <<-EOF
+	openat(AT_FDCWD, "$D/data", O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0644) = 3
+	write(3, "hello, stackscope\n", 18) = 18
+	close(3) = 0
+	openat(AT_FDCWD, "$D/data", O_RDONLY) = 3
+	read(3, "hello, stackscope\n", 64) = 18
+	fstat(3, {st_mode=S_IFREG|0644, st_size=18, ...}) = 0
+	close(3) = 0
+	openat(AT_FDCWD, "$D/nope", O_RDONLY) = -1 ENOENT (No such file or directory)
+	nanosleep({tv_sec=0, tv_nsec=20000000}, NULL) = 0
+	pipe2([3, 4], O_CLOEXEC) = 0
+	getppid() = PPID
+	getppid() = PPID
+	getppid() = PPID
+	unlinkat(AT_FDCWD, "$D/data", 0) = 0
+	exit_group(0) = ?
+	+++ exited with 0 +++
+	EOF
+	diff want.txt got.txt >diff.txt || fail "lines differ: $(cat diff.txt | head -20)"
+	# the first line is the command's execve: nothing of the gate before it
+	head -1 out.txt | grep -q "execve(\"$WL/sysc_wl\", \[\"$WL/sysc_wl\", \"$D\", \"3\"\]" ||
+		fail "first line: $(head -1 out.txt)"
+	grep -q '^stackscope syscalls: [0-9]* records, 0 lost' err.txt || fail "summary: $(cat err.txt)"
+}
+
+test_line_prefix() {
+	mkdir d
+	timeout 60 "$SS" syscalls -e nanosleep -o out.txt -- "$WL/sysc_wl" "$T/d" 1 2>/dev/null ||
+		fail "syscalls exited $?"
+	grep -Eq '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} \(\+0\.0[2-9][0-9]{4}s\) sysc_wl\[([0-9]+)/\1\] cpu[0-9]+ nanosleep\(' out.txt ||
+		fail "no 'HH:MM:SS.us (+0.02s) comm[pid/tid] cpuN' line: $(head -2 out.txt)"
+}
+
+test_follow_children() {
+	mkdir d
+	timeout 60 "$SS" syscalls -f -s 200 -o out.txt -- "$WL/sysc_wl" "$T/d" 1 fork 2>/dev/null ||
+		fail "syscalls -f exited $?"
+	parent=$(grep -m1 -o 'sysc_wl\[[0-9]*/' out.txt | tr -dc 0-9)
+	line=$(grep "openat(AT_FDCWD, \"$T/d/child\"" out.txt) || fail "the child's openat is missing"
+	child=$(echo "$line" | grep -o 'sysc_wl\[[0-9]*/' | tr -dc 0-9)
+	[ "$child" != "$parent" ] || fail "child call under the parent's pid: $line"
+	echo "$line" | grep -q '= -1 ENOENT' || fail "child's open: $line"
+	grep -q "sysc_wl\[$child\] +++ exited with 3 +++" out.txt || fail "child's exit status missing"
+	grep -q "wait4($child, " out.txt || fail "parent's wait4 missing"
+	# without -f, only the command itself
+	timeout 60 "$SS" syscalls -s 200 -o nof.txt -- "$WL/sysc_wl" "$T/d" 1 fork 2>/dev/null ||
+		fail "syscalls exited $?"
+	! grep -q "$T/d/child" nof.txt || fail "child traced without -f"
+	grep -q 'wait4(' nof.txt || fail "parent's wait4 missing without -f"
+}
+
+test_summary_counts_exact() {
+	mkdir d
+	timeout 60 "$SS" syscalls -c -e getppid,nanosleep,pipe2,unlinkat -o out.txt -- "$WL/sysc_wl" "$T/d" 1234 \
+		2>/dev/null || fail "syscalls -c exited $?"
+	[ "$(awk '$NF == "getppid" { print $(NF-1) }' out.txt)" = 1234 ] || fail "getppid: $(grep getppid out.txt)"
+	[ "$(awk '$NF == "nanosleep" { print $(NF-1) }' out.txt)" = 1 ] || fail "nanosleep: $(grep nanosleep out.txt)"
+	[ "$(awk '$NF == "pipe2" { print $(NF-1) }' out.txt)" = 1 ] || fail "pipe2: $(grep pipe2 out.txt)"
+	[ "$(awk '$NF == "total" { print $(NF-2) }' out.txt)" = 1237 ] || fail "total: $(grep total out.txt)"
+	# sorted by time: the 20 ms nanosleep first
+	[ "$(awk 'NR == 3 { print $NF }' out.txt)" = nanosleep ] || fail "not sorted by time: $(cat out.txt)"
+	# errors counted: the failing open
+	timeout 60 "$SS" syscalls -c -e openat -o err.txt -- "$WL/sysc_wl" "$T/d" 1 2>/dev/null || fail "exited $?"
+	[ "$(awk '$NF == "openat" { print $(NF-1) }' err.txt)" -ge 1 ] || fail "openat errors: $(cat err.txt)"
+}
+
+test_json_lines_parse() {
+	mkdir d
+	timeout 60 "$SS" syscalls --format json -s 200 -o out.json -- "$WL/sysc_wl" "$T/d" 2 2>/dev/null ||
+		fail "syscalls exited $?"
+	python3 - "$T/d" out.json <<-'EOF' || fail "JSON check failed"
+	import json, sys
+	d, path = sys.argv[1], sys.argv[2]
+	recs = [json.loads(l) for l in open(path)]
+	calls = [r for r in recs if r["type"] == "syscall"]
+	nope = [r for r in calls if r["syscall"] == "openat" and d + "/nope" in r["args"][1]["value"]]
+	assert len(nope) == 1, nope
+	n = nope[0]
+	assert n["errno"] == "ENOENT" and n["ret"] == -2, n
+	assert n["args"][2]["value"] == "O_RDONLY" and n["args"][0]["value"] == "AT_FDCWD", n
+	assert n["args"][0]["raw"] == 2**32 - 100 or n["args"][0]["raw"] == 2**64 - 100, n
+	assert isinstance(n["duration_ns"], int) and n["pid"] == n["tid"] and n["comm"] == "sysc_wl", n
+	w = [r for r in calls if r["syscall"] == "write"][0]
+	assert w["args"][1]["value"] == '"hello, stackscope\\n"' and w["ret"] == 18, w
+	ex = [r for r in recs if r["type"] == "exit"]
+	assert ex and ex[-1]["exit_code"] == 0, ex
+	EOF
+}
+
+test_flood_loss_is_counted_exactly() {
+	mkdir d
+	N=300000
+	# a reader stalled behind a full pipe: the 4 KiB ring buffer overflows
+	timeout 120 "$SS" syscalls --buffer-size 4K -e getppid -- "$WL/sysc_wl" "$T/d" $N 2>err.txt |
+		(sleep 2; cat) >out.txt
+	calls=$(grep -c ' getppid() = ' out.txt)
+	exits=$(grep -c '+++ exited with 0 +++' out.txt)
+	inline=$(awk '/^\.\.\. [0-9]+ records lost \.\.\.$/ { n += $2 } END { print n + 0 }' out.txt)
+	summary=$(sed -n 's/^stackscope syscalls: \([0-9]*\) records, \([0-9]*\) lost.*/\1 \2/p' err.txt)
+	[ "$inline" -gt 0 ] || skip "no record was lost (the reader kept up)"
+	# N calls and the process's exit record
+	[ $((calls + exits + inline)) = $((N + 1)) ] ||
+		fail "delivered $calls calls + $exits exits + lost $inline != $N + 1"
+	[ "$summary" = "$calls $inline" ] || fail "summary '$summary' vs $calls delivered, $inline lost"
+	grep -q "records lost by syscall:.* getppid $((N - calls))\b" err.txt ||
+		fail "per-syscall loss: $(cat err.txt)"
+}
+
+test_failed_only() {
+	mkdir d
+	timeout 60 "$SS" syscalls --failed -s 200 -o out.txt -- "$WL/sysc_wl" "$T/d" 1 2>/dev/null ||
+		fail "syscalls exited $?"
+	grep -q "openat(AT_FDCWD, \"$T/d/nope\", O_RDONLY) = -1 ENOENT" out.txt || fail "failing open missing"
+	bad=$(grep -v ' = -1 E' out.txt | grep -v '+++ exited' | head -3)
+	[ -z "$bad" ] || fail "successful calls with --failed: $bad"
+}
+
+test_min_duration() {
+	mkdir d
+	timeout 60 "$SS" syscalls --min-duration 10000 -o out.txt -- "$WL/sysc_wl" "$T/d" 100 2>/dev/null ||
+		fail "syscalls exited $?"
+	grep -q 'nanosleep(' out.txt || fail "the 20 ms nanosleep is missing"
+	! grep -q 'getppid(' out.txt || fail "short calls kept"
+}
+
+test_syscall_filter() {
+	mkdir d
+	timeout 60 "$SS" syscalls -e openat,close -s 200 -o out.txt -- "$WL/sysc_wl" "$T/d" 1 2>/dev/null ||
+		fail "syscalls exited $?"
+	other=$(norm out.txt | grep -Ev '^(openat|close)\(|^\+\+\+' | head -3)
+	[ -z "$other" ] || fail "other calls with -e openat,close: $other"
+	grep -q "$T/d/nope" out.txt || fail "openat missing"
+	timeout 60 "$SS" syscalls -e '%file' -s 200 -o cls.txt -- "$WL/sysc_wl" "$T/d" 1 2>/dev/null ||
+		fail "syscalls -e %file exited $?"
+	grep -q 'unlinkat(' cls.txt || fail "%file without unlinkat"
+	! grep -q 'getppid(' cls.txt || fail "%file with getppid"
+	"$SS" syscalls -e no_such_call -- true 2>err.txt && fail "unknown syscall accepted"
+	grep -q 'no_such_call: no such syscall' err.txt || fail "message: $(cat err.txt)"
+}
+
+test_attach_to_running_process() {
+	bash -c 'while :; do : >/dev/null; sleep 0.05; done' &
+	pid=$!
+	timeout 30 "$SS" syscalls -p $pid -d 1 -o out.txt 2>err.txt
+	kill $pid
+	grep -q "openat(AT_FDCWD, \"/dev/null\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3" out.txt ||
+		fail "the shell's redirection open is missing: $(head -3 out.txt)"
+	! grep -v "\[$pid/$pid\]" out.txt | grep -q '^[0-9]' || fail "other processes traced"
+}
+
+test_open_and_resumed_calls() {
+	mkfifo go
+	# blocks in clock_nanosleep once released, after tracing started:
+	# still open at the end
+	(read -r _ <go; exec sleep 5) &
+	pid=$!
+	# ... and one blocked before tracing started: seen when it returns
+	sleep 1.5 &
+	early=$!
+	timeout 30 "$SS" syscalls -p $pid,$early -d 2.5 -o out.txt 2>err.txt &
+	ss=$!
+	sleep 1
+	echo >go
+	wait $ss
+	kill $pid 2>/dev/null
+	grep -q "sleep\[$pid/$pid\] cpu[0-9]* clock_nanosleep(.* = ? <unfinished ...>" out.txt ||
+		fail "blocked call not shown: $(cat out.txt)"
+	grep -q "sleep\[$early/$early\] cpu[0-9]* clock_nanosleep(.*) = 0 <entered before tracing began>" out.txt ||
+		fail "call entered before tracing not shown: $(cat out.txt)"
+}
+
+test_user_stack_with_k() {
+	mkdir d
+	timeout 60 "$SS" syscalls -k -e nanosleep -o out.txt -- "$WL/sysc_wl" "$T/d" 1 2>err.txt ||
+		fail "syscalls -k exited $?: $(cat err.txt)"
+	sed -n '/nanosleep(/,/^[0-9]/p' out.txt >stack.txt
+	grep -q '^ > main$' stack.txt || fail "no main in the stack: $(cat stack.txt)"
+	grep -q '^ > syscall$' stack.txt || fail "no libc syscall() frame: $(cat stack.txt)"
+	grep -q '^ > __libc_start_main' stack.txt || fail "stack not complete: $(cat stack.txt)"
+}
+
+test_exit_status_and_errors() {
+	timeout 30 "$SS" syscalls -o /dev/null -- sh -c 'exit 7' 2>/dev/null
+	[ $? = 7 ] || fail "exit status not passed through"
+	"$SS" syscalls -p 999999 -- 2>err.txt && fail "missing pid accepted"
+	grep -q '999999' err.txt || fail "message: $(cat err.txt)"
+	"$SS" syscalls -s 5000 -- true 2>err.txt && fail "-s 5000 accepted"
+	"$SS" syscalls -- /no/such/cmd 2>err.txt && fail "missing command accepted"
+	grep -q "cannot run '/no/such/cmd'" err.txt || fail "message: $(cat err.txt)"
+}

@@ -139,8 +139,8 @@ static __always_inline __u64 min_u64(__u64 a, __u64 b)
 /* Appends a chunk header (arg, cap, idx and flags packed in tag) + `len`
  * bytes copied from user memory at src.  Strings are read with room for
  * one byte more than -s, so a longer one is known to be cut.  Returns
- * false when the record is full.  A global function: the verifier checks
- * it once, not once per call site. */
+ * false when the record is full.  A global function, like those below:
+ * the verifier checks it once, not once per call site. */
 __noinline int put_chunk(struct inflight *f, __u32 tag, __u64 src, __u64 len)
 {
 	__u32 off, flags = (tag >> 24) & ~TAG_STR;
@@ -192,11 +192,13 @@ __noinline int put_chunk(struct inflight *f, __u32 tag, __u64 src, __u64 len)
 }
 
 /* argv-like: the pointer array, then each string while there is room. */
-static __noinline void put_strv(struct inflight *f, __u32 arg, __u64 uptr)
+__noinline int put_strv(struct inflight *f, __u32 arg, __u64 uptr)
 {
 	__u64 ptrs[SC_STRV_MAX];
 	__u32 n = 0, flags = SC_CHUNK_TRUNC;
 
+	if (!f)
+		return 0;
 	if (bpf_probe_read_user(ptrs, sizeof(ptrs), (void *)uptr)) {
 		/* near the end of a mapping: element by element */
 		for (int i = 0; i < SC_STRV_MAX; i++) {
@@ -215,13 +217,14 @@ static __noinline void put_strv(struct inflight *f, __u32 arg, __u64 uptr)
 		}
 	}
 	if (!put_chunk(f, TAG(arg, SC_CAP_STRV, 0, flags), uptr, 8 * n))
-		return;
+		return 0;
 	for (int i = 0; i < SC_STRV_MAX; i++) {
 		if (i >= n || !ptrs[i])
 			break;
 		if (!put_chunk(f, TAG(arg, SC_CAP_STR, i, TAG_STR), ptrs[i], strsize + 2))
 			break;
 	}
+	return 0;
 }
 
 struct iovec_ {
@@ -230,25 +233,24 @@ struct iovec_ {
 };
 
 /* iovecs: the array, then the first bytes of each, `total` in all */
-static __noinline void put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count,
-			       __u64 total)
+__noinline int put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count, __u64 total)
 {
 	__u32 arg = argcap & 0xff, cap = argcap >> 8;
 	struct iovec_ iov[SC_IOV_MAX];
 	__u32 n = count > SC_IOV_MAX ? SC_IOV_MAX : count;
 	__u32 data_cap = cap == SC_CAP_IOV_IN ? SC_CAP_BUF_IN : SC_CAP_BUF_OUT, sz;
 
-	if (!n)
-		return;
+	if (!f || !n)
+		return 0;
 	sz = n * sizeof(iov[0]);
 	if (sz > sizeof(iov))
 		sz = sizeof(iov);
 	if (bpf_probe_read_user(iov, sz, (void *)uptr)) {
 		put_chunk(f, TAG(arg, cap, 0, SC_CHUNK_FAULT), uptr, 0);
-		return;
+		return 0;
 	}
 	if (!put_chunk(f, TAG(arg, cap, 0, count > n ? SC_CHUNK_TRUNC : 0), uptr, sz))
-		return;
+		return 0;
 	for (int i = 0; i < SC_IOV_MAX; i++) {
 		__u64 len;
 
@@ -260,12 +262,16 @@ static __noinline void put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u
 			       iov[i].base, len))
 			break;
 	}
+	return 0;
 }
 
-/* Captures what the spec says for this moment: entry or exit. */
-static __noinline void capture(struct inflight *f, const struct sc_spec *spec, bool at_exit,
-				    long ret)
+/* Captures what the spec says for this moment: entry or exit.  These
+ * are global functions: the verifier checks each once, not once per
+ * call site. */
+__noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_exit, long ret)
 {
+	if (!f || !spec)
+		return 0;
 	for (int i = 0; i < SC_ARGS; i++) {
 		const struct sc_arg_spec *as = &spec->args[i];
 		__u64 ptr = f->rec.args[i], len, cap_len;
@@ -318,6 +324,7 @@ static __noinline void capture(struct inflight *f, const struct sc_spec *spec, b
 			break;
 		}
 	}
+	return 0;
 }
 
 static __always_inline __u64 rb_flags(void)

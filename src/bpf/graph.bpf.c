@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Function graph of user functions: one program for every entry uprobe,
+ * one for every uretprobe, one for the late reads, told apart by the
+ * attach cookie (the function id).  Records go to one ring buffer
+ * without a wakeup each (user space drains it on a timer), unless it is
+ * filling up. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "bpf/graph.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 str_size = 64;	/* -s, <= GRAPH_STR_MAX */
+const volatile __u32 target_tgid = 0;	/* thread exits of this process */
+const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader above this */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* set to the number of functions */
+	__type(key, __u32);
+	__type(value, struct graph_func);
+} funcs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct graph_late_spec);
+} late_specs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GSTAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void count(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline __u64 submit_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									     : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void fill_head(struct graph_head *h, __u32 kind, __u32 fid)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	h->kind = kind;
+	h->fid = fid;
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->ts = bpf_ktime_get_ns();
+	h->cpu = bpf_get_smp_processor_id();
+	h->nstr = 0;
+}
+
+struct graph_entry_strs {
+	struct graph_entry e;
+	char str[GRAPH_NREGS][GRAPH_STR_MAX];
+};
+
+SEC("uprobe")
+int on_entry(struct pt_regs *ctx)
+{
+	__u32 fid = (__u32)bpf_get_attach_cookie(ctx);
+	struct graph_func *f = bpf_map_lookup_elem(&funcs, &fid);
+	__u32 mask = f ? f->str_mask : 0;
+	struct graph_entry *e;
+
+	if (mask)
+		e = bpf_ringbuf_reserve(&events, sizeof(struct graph_entry_strs), 0);
+	else
+		e = bpf_ringbuf_reserve(&events, sizeof(struct graph_entry), 0);
+	if (!e) {
+		count(GSTAT_LOST);
+		return 0;
+	}
+	fill_head(&e->h, GRAPH_ENTRY, fid);
+	/* the SysV x86-64 integer argument registers */
+	e->regs[0] = ctx->di;
+	e->regs[1] = ctx->si;
+	e->regs[2] = ctx->dx;
+	e->regs[3] = ctx->cx;
+	e->regs[4] = ctx->r8;
+	e->regs[5] = ctx->r9;
+	e->sp = ctx->sp;
+	for (int i = 0; i < GRAPH_NREGS; i++)
+		e->slen[i] = 0;
+	if (mask) {
+		struct graph_entry_strs *es = (void *)e;
+		__u32 sz = str_size;
+
+		if (sz > GRAPH_STR_MAX)
+			sz = GRAPH_STR_MAX;
+		if (sz < 1)
+			sz = 1;
+		e->h.nstr = GRAPH_NREGS;
+		for (int i = 0; i < GRAPH_NREGS; i++) {
+			if (!(mask & (1u << i)))
+				continue;
+			e->slen[i] = bpf_probe_read_user_str(es->str[i], sz, (void *)e->regs[i]);
+		}
+	}
+	count(GSTAT_EVENTS);
+	bpf_ringbuf_submit(e, submit_flags());
+	return 0;
+}
+
+SEC("uretprobe")
+int on_exit(struct pt_regs *ctx)
+{
+	__u32 fid = (__u32)bpf_get_attach_cookie(ctx);
+	struct graph_exit *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		count(GSTAT_LOST);
+		return 0;
+	}
+	fill_head(&e->h, GRAPH_EXIT, fid);
+	e->rax = ctx->ax;
+	e->sp = ctx->sp;
+	count(GSTAT_EVENTS);
+	bpf_ringbuf_submit(e, submit_flags());
+	return 0;
+}
+
+/* x86-64 DWARF register numbers to pt_regs. */
+static __always_inline __u64 dwarf_reg(struct pt_regs *ctx, int reg)
+{
+	switch (reg) {
+	case 0: return ctx->ax;
+	case 1: return ctx->dx;
+	case 2: return ctx->cx;
+	case 3: return ctx->bx;
+	case 4: return ctx->si;
+	case 5: return ctx->di;
+	case 6: return ctx->bp;
+	case 7: return ctx->sp;
+	case 8: return ctx->r8;
+	case 9: return ctx->r9;
+	case 10: return ctx->r10;
+	case 11: return ctx->r11;
+	case 12: return ctx->r12;
+	case 13: return ctx->r13;
+	case 14: return ctx->r14;
+	case 15: return ctx->r15;
+	}
+	return 0;
+}
+
+SEC("uprobe")
+int on_late(struct pt_regs *ctx)
+{
+	__u32 fid = (__u32)bpf_get_attach_cookie(ctx);
+	struct graph_late_spec *s = bpf_map_lookup_elem(&late_specs, &fid);
+	struct graph_late *e;
+
+	if (!s)
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(GSTAT_LOST);
+		return 0;
+	}
+	fill_head(&e->h, GRAPH_LATE, fid);
+	e->ok = 0;
+	e->pad = 0;
+	for (int i = 0; i < GRAPH_LATE_MAX; i++) {
+		__u64 addr;
+		__u32 size;
+
+		e->vals[i] = 0;
+		if (i >= s->n)
+			continue;
+		size = s->r[i].size;
+		if (size < 1 || size > 8)
+			continue;
+		addr = dwarf_reg(ctx, s->r[i].reg) + s->r[i].off;
+		if (!bpf_probe_read_user(&e->vals[i], size, (void *)addr))
+			e->ok |= 1u << i;
+	}
+	count(GSTAT_EVENTS);
+	bpf_ringbuf_submit(e, submit_flags());
+	return 0;
+}
+
+/* A thread of the target leaves: user space closes its open calls. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_thread_exit, struct task_struct *p)
+{
+	struct graph_head *h;
+
+	if ((__u32)(bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	h = bpf_ringbuf_reserve(&events, sizeof(*h), 0);
+	if (!h) {
+		count(GSTAT_LOST);
+		return 0;
+	}
+	fill_head(h, GRAPH_THREAD_EXIT, 0);
+	count(GSTAT_EVENTS);
+	bpf_ringbuf_submit(h, submit_flags());
+	return 0;
+}

@@ -13,6 +13,7 @@ static const struct command {
 } commands[] = {
 	{ "profile", cmd_profile, "sample on-CPU kernel + user stacks -> flame graph / folded" },
 	{ "offcpu", cmd_offcpu, "time blocked, by kernel + user stack (and who woke it)" },
+	{ "graph", cmd_graph, "every call of chosen functions, nested, with DWARF arguments" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an interactive SVG flame graph" },
 };
 

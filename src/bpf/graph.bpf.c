@@ -73,8 +73,13 @@ struct graph_entry_strs {
 	char str[GRAPH_NREGS][GRAPH_STR_MAX];
 };
 
-SEC("uprobe")
-int on_entry(struct pt_regs *ctx)
+/* Copies a string in sleepable context, where a page the program has not
+ * touched yet is faulted in (kernel 6.12+); elsewhere an untouched page
+ * reads as a fault. */
+extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,
+				  __u64 flags) __ksym __weak;
+
+static __always_inline int entry(struct pt_regs *ctx, bool sleepable)
 {
 	__u32 fid = (__u32)bpf_get_attach_cookie(ctx);
 	struct graph_func *f = bpf_map_lookup_elem(&funcs, &fid);
@@ -112,12 +117,28 @@ int on_entry(struct pt_regs *ctx)
 		for (int i = 0; i < GRAPH_NREGS; i++) {
 			if (!(mask & (1u << i)))
 				continue;
-			e->slen[i] = bpf_probe_read_user_str(es->str[i], sz, (void *)e->regs[i]);
+			if (sleepable && bpf_copy_from_user_str)
+				e->slen[i] = bpf_copy_from_user_str(es->str[i], sz, (void *)e->regs[i], 0);
+			else
+				e->slen[i] = bpf_probe_read_user_str(es->str[i], sz, (void *)e->regs[i]);
 		}
 	}
 	count(GSTAT_EVENTS);
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;
+}
+
+SEC("uprobe")
+int on_entry(struct pt_regs *ctx)
+{
+	return entry(ctx, false);
+}
+
+/* For the functions with string arguments. */
+SEC("uprobe.s")
+int on_entry_str(struct pt_regs *ctx)
+{
+	return entry(ctx, true);
 }
 
 SEC("uretprobe")
@@ -138,28 +159,15 @@ int on_exit(struct pt_regs *ctx)
 	return 0;
 }
 
-/* x86-64 DWARF register numbers to pt_regs. */
-static __always_inline __u64 dwarf_reg(struct pt_regs *ctx, int reg)
+/* The x86-64 registers by DWARF number (0 rax, 1 rdx, 2 rcx, 3 rbx,
+ * 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15), each loaded with a constant
+ * offset as the verifier requires of context accesses. */
+static __always_inline void dwarf_regs(struct pt_regs *ctx, __u64 *r)
 {
-	switch (reg) {
-	case 0: return ctx->ax;
-	case 1: return ctx->dx;
-	case 2: return ctx->cx;
-	case 3: return ctx->bx;
-	case 4: return ctx->si;
-	case 5: return ctx->di;
-	case 6: return ctx->bp;
-	case 7: return ctx->sp;
-	case 8: return ctx->r8;
-	case 9: return ctx->r9;
-	case 10: return ctx->r10;
-	case 11: return ctx->r11;
-	case 12: return ctx->r12;
-	case 13: return ctx->r13;
-	case 14: return ctx->r14;
-	case 15: return ctx->r15;
-	}
-	return 0;
+	r[0] = ctx->ax; r[1] = ctx->dx; r[2] = ctx->cx; r[3] = ctx->bx;
+	r[4] = ctx->si; r[5] = ctx->di; r[6] = ctx->bp; r[7] = ctx->sp;
+	r[8] = ctx->r8; r[9] = ctx->r9; r[10] = ctx->r10; r[11] = ctx->r11;
+	r[12] = ctx->r12; r[13] = ctx->r13; r[14] = ctx->r14; r[15] = ctx->r15;
 }
 
 SEC("uprobe")
@@ -168,9 +176,11 @@ int on_late(struct pt_regs *ctx)
 	__u32 fid = (__u32)bpf_get_attach_cookie(ctx);
 	struct graph_late_spec *s = bpf_map_lookup_elem(&late_specs, &fid);
 	struct graph_late *e;
+	__u64 regs[16];
 
 	if (!s)
 		return 0;
+	dwarf_regs(ctx, regs);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(GSTAT_LOST);
@@ -189,7 +199,7 @@ int on_late(struct pt_regs *ctx)
 		size = s->r[i].size;
 		if (size < 1 || size > 8)
 			continue;
-		addr = dwarf_reg(ctx, s->r[i].reg) + s->r[i].off;
+		addr = regs[s->r[i].reg & 15] + s->r[i].off;
 		if (!bpf_probe_read_user(&e->vals[i], size, (void *)addr))
 			e->ok |= 1u << i;
 	}

@@ -23,7 +23,8 @@
  *       scale(v=id, factor=100); factorial(n=3) {...};
  *       quit_thread(code=id) -> pthread_exit } }   none of the three returns
  * All functions are noinline/noipa so every call is a real call with the
- * standard convention.  Ends by itself at once. */
+ * standard convention.  Ends by itself at once, with the exit status
+ * argv[1] (default 0). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -130,7 +131,7 @@ KEEP void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t t[2];
 
@@ -140,5 +141,5 @@ int main(void)
 			return 1;
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	return 0;
+	return argc > 1 ? atoi(argv[1]) : 0;
 }

@@ -15,6 +15,11 @@ const volatile __u32 str_size = 64;	/* -s, <= GRAPH_STR_MAX */
 const volatile __u32 target_tgid = 0;	/* thread exits of this process */
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader above this */
 
+/* Set by user space once every probe is attached and cleared before they
+ * are detached, so a call is never seen half (an entry whose return
+ * probe was not there yet, a return whose entry probe is gone). */
+bool active = false;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
@@ -86,6 +91,8 @@ static __always_inline int entry(struct pt_regs *ctx, bool sleepable)
 	__u32 mask = f ? f->str_mask : 0;
 	struct graph_entry *e;
 
+	if (!active)
+		return 0;
 	if (mask)
 		e = bpf_ringbuf_reserve(&events, sizeof(struct graph_entry_strs), 0);
 	else
@@ -145,8 +152,11 @@ SEC("uretprobe")
 int on_exit(struct pt_regs *ctx)
 {
 	__u32 fid = (__u32)bpf_get_attach_cookie(ctx);
-	struct graph_exit *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct graph_exit *e;
 
+	if (!active)
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(GSTAT_LOST);
 		return 0;
@@ -178,7 +188,7 @@ int on_late(struct pt_regs *ctx)
 	struct graph_late *e;
 	__u64 regs[16];
 
-	if (!s)
+	if (!s || !active)
 		return 0;
 	dwarf_regs(ctx, regs);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -214,7 +224,7 @@ int BPF_PROG(on_thread_exit, struct task_struct *p)
 {
 	struct graph_head *h;
 
-	if ((__u32)(bpf_get_current_pid_tgid() >> 32) != target_tgid)
+	if (!active || (__u32)(bpf_get_current_pid_tgid() >> 32) != target_tgid)
 		return 0;
 	h = bpf_ringbuf_reserve(&events, sizeof(*h), 0);
 	if (!h) {

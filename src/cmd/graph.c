@@ -324,10 +324,11 @@ static int load_and_attach(struct graph_run *r)
 				gf.str_mask |= 1u << s->params[p].index;
 		if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.funcs), &i, &gf, BPF_ANY))
 			return -errno;
-		err = attach_one(r, gf.str_mask ? r->skel->progs.on_entry_str : r->skel->progs.on_entry,
-				 i, r->fs.funcs[i].off, false);
+		err = attach_one(r, r->skel->progs.on_exit, i, r->fs.funcs[i].off, true);
 		if (!err)
-			err = attach_one(r, r->skel->progs.on_exit, i, r->fs.funcs[i].off, true);
+			err = attach_one(r, gf.str_mask ? r->skel->progs.on_entry_str
+							: r->skel->progs.on_entry,
+					 i, r->fs.funcs[i].off, false);
 		if (err)
 			return err;
 		if (!s || !s->nlate || r->no_args ||
@@ -347,12 +348,15 @@ static int load_and_attach(struct graph_run *r)
 	if (!r->skel->links.on_thread_exit)
 		msg("tp_btf/sched_process_exit: attach failed: %s; calls left open by an exiting "
 		    "thread stay open", strerror(errno));
+	r->skel->bss->active = true;
 	debug("%zu uprobes attached in %.3f s", r->nlinks, now_sec() - t0);
 	return 0;
 }
 
 static void detach(struct graph_run *r)
 {
+	if (r->skel && r->skel->bss)
+		r->skel->bss->active = false;
 	for (size_t i = 0; i < r->nlinks; i++)
 		bpf_link__destroy(r->links[i]);
 	r->nlinks = 0;

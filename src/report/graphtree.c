@@ -694,7 +694,7 @@ static void close_top(struct graphtree *g, struct thread *t, uint64_t ts, uint32
 	t->depth--;
 	if (f->item < 0)
 		return;
-	if (!why && g->o.min_ns && dur < g->o.min_ns && open) {
+	if (g->o.min_ns && dur < g->o.min_ns && open) {
 		/* too short: the call goes, and its callees with it */
 		for (long i = f->item - t->base; i < t->nitems; i++)
 			free(t->items[i].args);

@@ -182,8 +182,8 @@ static int parse_args(struct graph_run *r, int argc, char **argv)
 }
 
 /* Whether fentry works for the kernel functions asked for; says so in one
- * line per pattern.  Returns how many patterns are usable (none, so far:
- * tracing them is not written yet). */
+ * line per pattern.  None is traced either way: rendering kernel calls
+ * from BTF through fentry/fexit is not written yet. */
 static void check_kernel_funcs(struct graph_run *r)
 {
 	struct btf *btf = r->fs.nkernel ? btf__load_vmlinux_btf() : NULL;

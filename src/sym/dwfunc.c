@@ -357,9 +357,13 @@ static int describe_type(Dwarf_Die *die, struct dwtype *out)
 		break;
 	case DW_ATE_signed_char:
 	case DW_ATE_unsigned_char:
-		if (out->size == 1) {
+		/* plain char is a character; signed/unsigned char (int8_t,
+		 * uint8_t) are numbers far more often */
+		if (out->size == 1 && is_char_base(&t)) {
 			out->kind = DWT_CHAR;
 			out->is_signed = enc == DW_ATE_signed_char;
+		} else if (out->size == 1) {
+			out->kind = enc == DW_ATE_signed_char ? DWT_SINT : DWT_UINT;
 		}
 		break;
 	case DW_ATE_signed:

@@ -44,7 +44,7 @@ static struct dwfunc *describe(const char *file, const char *func)
 TEST(dwfunc_integer_widths)
 {
 	static const char *names[] = { "a", "b", "c", "d", "e", "f" };
-	static const int kinds[] = { DWT_CHAR, DWT_SINT, DWT_SINT, DWT_CHAR, DWT_UINT, DWT_UINT };
+	static const int kinds[] = { DWT_SINT, DWT_SINT, DWT_SINT, DWT_UINT, DWT_UINT, DWT_UINT };
 	static const unsigned sizes[] = { 1, 2, 8, 1, 2, 4 };
 	struct dwfunc *f = describe("graph_wl.O2", "widths");
 
@@ -87,6 +87,11 @@ TEST(dwfunc_strings_enums_bools)
 	if (f) {
 		CHECK_INT(f->ret.kind, DWT_BOOL);
 		CHECK_STR(f->ret.name, "_Bool");
+		dwfunc_free(f);
+	}
+	f = describe("graph_wl.O2", "initial");
+	if (f) {
+		CHECK_INT(f->ret.kind, DWT_CHAR);
 		dwfunc_free(f);
 	}
 	f = describe("graph_wl.O2", "nothing");

@@ -14,6 +14,7 @@ static const struct command {
 	{ "profile", cmd_profile, "sample on-CPU kernel + user stacks -> flame graph / folded" },
 	{ "offcpu", cmd_offcpu, "time blocked, by kernel + user stack (and who woke it)" },
 	{ "syscalls", cmd_syscalls, "one decoded line per syscall, like strace, without stopping it" },
+	{ "graph", cmd_graph, "every call of chosen functions, nested, with DWARF arguments" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an interactive SVG flame graph" },
 };
 

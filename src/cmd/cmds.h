@@ -7,5 +7,6 @@ int cmd_profile(int argc, char **argv);
 int cmd_offcpu(int argc, char **argv);
 int cmd_syscalls(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
 
 #endif

@@ -35,6 +35,7 @@ struct esym {
 	uint8_t sized;		/* st_size was nonzero */
 	uint8_t bind;		/* 0 global, 1 weak, 2 local: aliases rank */
 	uint8_t synthetic;	/* NAME@plt made from .rela.plt */
+	uint8_t func;		/* some alias is an STT_FUNC with a size */
 };
 
 /* A PT_LOAD: file bytes [off, off + filesz) are loaded at vaddr. */
@@ -360,6 +361,7 @@ static int read_symtab(struct elfsyms *es, struct elffile *f, size_t idx)
 		else
 			s.end = sec->addr + sec->size > s.addr ? sec->addr + sec->size : s.addr + 1;
 		s.bind = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+		s.func = type == STT_FUNC && sym.st_size;
 		if (add_sym(es, &s, name, NULL))
 			return -ENOMEM;
 		added++;
@@ -629,8 +631,11 @@ static void finish_syms(struct elfsyms *es)
 		qsort(es->syms, es->n, sizeof(*es->syms), esym_cmp);
 	for (i = 0; i < es->n; i++) {
 		if (out && es->syms[out - 1].addr == es->syms[i].addr) {
+			uint8_t func = es->syms[out - 1].func | es->syms[i].func;
+
 			if (esym_better(&es->syms[i], &es->syms[out - 1], es->names))
 				es->syms[out - 1] = es->syms[i];
+			es->syms[out - 1].func = func;
 			continue;
 		}
 		es->syms[out++] = es->syms[i];
@@ -752,6 +757,36 @@ int elfsyms_off_to_vaddr(const struct elfsyms *es, uint64_t off, uint64_t *vaddr
 	}
 	*vaddr = 0;
 	return -ERANGE;
+}
+
+int elfsyms_vaddr_to_off(const struct elfsyms *es, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; es && i < es->nloads; i++) {
+		const struct load *l = &es->loads[i];
+
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz) {
+			*off = vaddr - l->vaddr + l->off;
+			return 0;
+		}
+	}
+	*off = 0;
+	return -ERANGE;
+}
+
+int elfsyms_symbol(const struct elfsyms *es, size_t i, struct elfsym_info *out)
+{
+	const struct esym *s;
+
+	if (!es || i >= es->n)
+		return -ERANGE;
+	s = &es->syms[i];
+	*out = (struct elfsym_info){
+		.name = es->names + s->name,
+		.addr = s->addr,
+		.size = s->end - s->addr,
+		.func = s->func && s->sized && !s->synthetic,
+	};
+	return 0;
 }
 
 /* How far back a lookup looks for a sized symbol that encloses smaller

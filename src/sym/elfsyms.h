@@ -4,6 +4,7 @@
 #ifndef SYM_ELFSYMS_H
 #define SYM_ELFSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,7 +29,20 @@ const char *elfsyms_lookup(const struct elfsyms *es, uint64_t off, uint64_t *sym
 /* Converts a file offset to the virtual address it is loaded at (0 and
  * -ERANGE when off is outside every PT_LOAD). */
 int elfsyms_off_to_vaddr(const struct elfsyms *es, uint64_t off, uint64_t *vaddr);
+/* Converts a link-time virtual address to the file offset it is loaded
+ * from (what a uprobe is placed by); -ERANGE outside every PT_LOAD. */
+int elfsyms_vaddr_to_off(const struct elfsyms *es, uint64_t vaddr, uint64_t *off);
 size_t elfsyms_count(const struct elfsyms *es);
+
+/* Symbol i (0 <= i < elfsyms_count()) in address order, one per address
+ * (the best of its aliases). */
+struct elfsym_info {
+	const char *name;	/* owned by es */
+	uint64_t addr;		/* link-time virtual address */
+	uint64_t size;
+	bool func;		/* an STT_FUNC with a size (not @plt, not an ifunc) */
+};
+int elfsyms_symbol(const struct elfsyms *es, size_t i, struct elfsym_info *out);
 /* Nonzero when the symbols came from a separate debug file. */
 int elfsyms_from_debug_file(const struct elfsyms *es);
 void elfsyms_free(struct elfsyms *es);

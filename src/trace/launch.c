@@ -22,7 +22,7 @@ static int executable(const char *path)
 }
 
 /* Same search rule as execvp(): a name with a slash is used as is. */
-static int resolve(const char *cmd)
+int launch_resolve(const char *cmd, char *out, size_t size)
 {
 	const char *path = getenv("PATH");
 	char buf[4096];
@@ -30,8 +30,12 @@ static int resolve(const char *cmd)
 
 	if (!*cmd)
 		return -ENOENT;
-	if (strchr(cmd, '/'))
-		return executable(cmd);
+	if (strchr(cmd, '/')) {
+		err = executable(cmd);
+		if (!err && out && snprintf(out, size, "%s", cmd) >= (int)size)
+			err = -ENAMETOOLONG;
+		return err;
+	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
@@ -40,8 +44,11 @@ static int resolve(const char *cmd)
 		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, path,
 			     len ? "/" : "", cmd) < (int)sizeof(buf)) {
 			int e = executable(buf);
-			if (!e)
+			if (!e) {
+				if (out && snprintf(out, size, "%s", buf) >= (int)size)
+					return -ENAMETOOLONG;
 				return 0;
+			}
 			if (e == -EACCES)
 				err = e;
 		}
@@ -58,7 +65,7 @@ int launch_start(struct launch *l, char **argv)
 
 	memset(l, 0, sizeof(*l));
 	l->gate_fd = l->err_fd = -1;
-	err = resolve(argv[0]);
+	err = launch_resolve(argv[0], NULL, 0);
 	if (err)
 		return err;
 	if (pipe2(gate, O_CLOEXEC))

@@ -6,6 +6,7 @@
  * stackscope leaves no gated command behind. */
 #ifndef STACKSCOPE_TRACE_LAUNCH_H
 #define STACKSCOPE_TRACE_LAUNCH_H
+#include <stddef.h>
 #include <sys/types.h>
 
 struct launch {
@@ -16,6 +17,9 @@ struct launch {
 	int reaped;
 };
 
+/* The file execvp() would run for cmd (PATH search; a name with a slash
+ * as is) into out (may be NULL); 0 or -ENOENT / -EACCES. */
+int launch_resolve(const char *cmd, char *out, size_t size);
 /* Resolves argv[0] in PATH first, so a missing command is reported before
  * anything is loaded (-ENOENT / -EACCES). */
 int launch_start(struct launch *l, char **argv);

@@ -48,3 +48,4 @@ $(UWDIR)/uselib: tests/workloads/unwind/uselib.c $(UWDIR)/libwork.so
 $(UWDIR)/%: tests/workloads/unwind/%.c
 	@mkdir -p $(@D)
 	$(NOFP) $< -o $@
+include tests/workloads/graph/build.mk

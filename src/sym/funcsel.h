@@ -1,0 +1,48 @@
+/* Which user functions a run probes: --func / --notrace globs over the
+ * function symbols of the executable and of the shared libraries named
+ * with a "LIB:" prefix, resolved to the file offsets uprobes are placed
+ * at.  "kernel:" patterns are only collected (see cmd/graph.c). */
+#ifndef STACKSCOPE_SYM_FUNCSEL_H
+#define STACKSCOPE_SYM_FUNCSEL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "sym/elfsyms.h"
+
+/* At most this many functions are probed in one run (each costs two or
+ * three uprobes, file descriptors and an int3 per call). */
+#define FUNCSEL_MAX 1000
+
+struct funcsel_module {
+	char *path;		/* the file uprobes are placed in */
+	char *label;		/* what a pattern names it by: "libc.so.6" */
+	struct elfsyms *es;
+};
+
+struct funcsel_func {
+	size_t module;		/* index in mods */
+	const char *name;	/* owned by the module's elfsyms */
+	uint64_t addr;		/* link-time virtual address */
+	uint64_t off;		/* file offset: the uprobe's */
+};
+
+struct funcsel {
+	struct funcsel_module *mods;	/* mods[0]: the executable */
+	size_t nmods;
+	struct funcsel_func *funcs;	/* by module, then address */
+	size_t nfuncs;
+	char **kernel;			/* "kernel:" patterns, not owned */
+	size_t nkernel;
+};
+
+/* Resolves the patterns against exe (the launched command's file, or
+ * /proc/PID/exe) and, for "LIB:" patterns, the libraries of pid (from
+ * /proc/PID/maps) or, when pid is 0, the ones exe is linked with
+ * (DT_NEEDED through its RUNPATH, LD_LIBRARY_PATH and the standard
+ * directories).  Every problem is said (msg) once: -ENOENT for a pattern
+ * that matches nothing or a library not found, -E2BIG over FUNCSEL_MAX. */
+int funcsel_resolve(struct funcsel *fs, const char *exe, pid_t pid, char **funcs, int nfuncs,
+		    char **notrace, int nnotrace);
+void funcsel_free(struct funcsel *fs);
+
+#endif

@@ -60,12 +60,13 @@ int launch_resolve(const char *cmd, char *out, size_t size)
 int launch_start(struct launch *l, char **argv)
 {
 	int gate[2], errp[2], err;
+	char path[4096];
 	sigset_t all;
 	pid_t pid;
 
 	memset(l, 0, sizeof(*l));
 	l->gate_fd = l->err_fd = -1;
-	err = launch_resolve(argv[0], NULL, 0);
+	err = launch_resolve(argv[0], path, sizeof(path));
 	if (err)
 		return err;
 	if (pipe2(gate, O_CLOEXEC))
@@ -92,7 +93,11 @@ int launch_start(struct launch *l, char **argv)
 		if (getppid() == 1 || read(gate[0], &c, 1) != 1)
 			_exit(127);
 		prctl(PR_SET_PDEATHSIG, 0);
-		execvp(argv[0], argv);
+		/* the file found now, so a traced command's first call is its
+		 * own execve, not a walk of PATH */
+		execv(path, argv);
+		if (errno == ENOEXEC)
+			execvp(argv[0], argv);	/* a script without #!: sh runs it */
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)
 			_exit(127);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
 
@@ -154,4 +155,16 @@ int open_regular(const char *path, struct stat *st)
 close_fd:
 	close(fd);
 	return err;
+}
+
+uint64_t percpu_sum(int map_fd, uint32_t idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 vals[ncpu > 0 ? ncpu : 1], sum = 0;
+
+	if (ncpu <= 0 || bpf_map_lookup_elem(map_fd, &idx, vals))
+		return 0;
+	for (int i = 0; i < ncpu; i++)
+		sum += vals[i];
+	return sum;
 }

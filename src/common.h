@@ -21,6 +21,10 @@ void libbpf_setup_print(void);
 /* Monotonic time in seconds. */
 double now_sec(void);
 
+/* The sum over CPUs of entry idx of a BPF per-CPU array of u64
+ * counters; 0 when it cannot be read. */
+uint64_t percpu_sum(int map_fd, uint32_t idx);
+
 /* Parses "PID[,PID...]" into a new array; each pid must name a live
  * process.  Returns the count or -errno (message printed). */
 int parse_pid_list(const char *arg, pid_t **out);

@@ -429,14 +429,7 @@ static int drain(void *ctx)
 
 static uint64_t stat_sum(struct graph_run *r, __u32 idx)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 vals[ncpu > 0 ? ncpu : 1], sum = 0;
-
-	if (ncpu <= 0 || bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.stats), &idx, vals))
-		return 0;
-	for (int i = 0; i < ncpu; i++)
-		sum += vals[i];
-	return sum;
+	return percpu_sum(bpf_map__fd(r->skel->maps.stats), idx);
 }
 
 static void raise_fd_limit(void)

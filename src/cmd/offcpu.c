@@ -245,7 +245,7 @@ static void stop(struct stackrun *sr, void *ctx)
 
 static uint64_t stat_sum(struct offcpu_run *r, enum offcpu_stat idx)
 {
-	return stackrun_percpu_sum(bpf_map__fd(r->skel->maps.stats), idx);
+	return percpu_sum(bpf_map__fd(r->skel->maps.stats), idx);
 }
 
 /* One wait (or sum of waits) as stackrun wants it; uips/nu from the

@@ -208,7 +208,7 @@ static int setup(struct stackrun *sr, void *ctx)
 
 static uint64_t stat_sum(struct profile_run *r, enum profile_stat idx)
 {
-	return stackrun_percpu_sum(bpf_map__fd(r->skel->maps.stats), idx);
+	return percpu_sum(bpf_map__fd(r->skel->maps.stats), idx);
 }
 
 /* Samples the perf_event program never ran for (it was busy on that CPU). */

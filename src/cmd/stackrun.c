@@ -126,23 +126,11 @@ int stackrun_read_stack(int stacks_fd, __u64 handle, uint64_t *ips)
 	return st.nr;
 }
 
-uint64_t stackrun_percpu_sum(int map_fd, uint32_t idx)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 vals[ncpu > 0 ? ncpu : 1], sum = 0;
-
-	if (ncpu <= 0 || bpf_map_lookup_elem(map_fd, &idx, vals))
-		return 0;
-	for (int i = 0; i < ncpu; i++)
-		sum += vals[i];
-	return sum;
-}
-
 uint64_t stackrun_stack_errors(int map_fd)
 {
-	uint64_t k = stackrun_percpu_sum(map_fd, STACKERR_KERNEL),
-		 u = stackrun_percpu_sum(map_fd, STACKERR_USER),
-		 full = stackrun_percpu_sum(map_fd, STACKERR_FULL);
+	uint64_t k = percpu_sum(map_fd, STACKERR_KERNEL),
+		 u = percpu_sum(map_fd, STACKERR_USER),
+		 full = percpu_sum(map_fd, STACKERR_FULL);
 
 	debug("stacks not recorded: %llu kernel, %llu user (bpf_get_stack errors), "
 	      "%llu with the stack map full", (unsigned long long)k, (unsigned long long)u,

@@ -111,8 +111,6 @@ void stackrun_set_counts(struct stackrun *sr, uint64_t samples, uint64_t lost,
 /* Reads a stack from a BPF `stacks` map by handle into ips (innermost
  * first); returns the depth, 0 for none, -1 for lost. */
 int stackrun_read_stack(int stacks_fd, __u64 handle, uint64_t *ips);
-/* The sum over CPUs of entry idx of a per-CPU array of u64 counters. */
-uint64_t stackrun_percpu_sum(int map_fd, uint32_t idx);
 
 /* Stacks the shared stack store could not record (its `stack_errors`
  * map), all reasons together; the split goes to -v. */

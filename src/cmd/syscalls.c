@@ -479,18 +479,6 @@ static int setup(struct sc_run *r)
 	return attach(r);
 }
 
-static uint64_t stat_sum(struct sc_run *r, int map_fd, __u32 idx)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum = 0, v[ncpu > 0 ? ncpu : 1];
-
-	(void)r;
-	if (ncpu > 0 && !bpf_map_lookup_elem(map_fd, &idx, v))
-		for (int i = 0; i < ncpu; i++)
-			sum += v[i];
-	return sum;
-}
-
 /* Returns the calls counted. */
 static uint64_t print_summary_table(struct sc_run *r)
 {
@@ -536,12 +524,12 @@ static void print_losses(struct sc_run *r, uint64_t lost)
 	if (!lost)
 		return;
 	n = snprintf(line, sizeof(line), "stackscope syscalls: records lost by syscall:");
-	exits = stat_sum(r, bpf_map__fd(r->skel->maps.sc_stats), SCSTAT_EXIT_LOST);
+	exits = percpu_sum(bpf_map__fd(r->skel->maps.sc_stats), SCSTAT_EXIT_LOST);
 	if (exits)
 		n += snprintf(line + n, sizeof(line) - n, " (process exits) %llu",
 			      (unsigned long long)exits);
 	for (int nr = 0; nr < SC_NR_MAX && n < (int)sizeof(line) - 40; nr++) {
-		uint64_t c = stat_sum(r, fd, nr);
+		uint64_t c = percpu_sum(fd, nr);
 
 		if (c)
 			n += snprintf(line + n, sizeof(line) - n, " %s %llu",
@@ -567,10 +555,10 @@ static void finish(struct sc_run *r)
 	if (r->summary)
 		counted = print_summary_table(r);
 	fflush(r->out.f);
-	lost = stat_sum(r, stats, SCSTAT_LOST);
-	filtered = stat_sum(r, stats, SCSTAT_FILTERED);
-	nostore = stat_sum(r, stats, SCSTAT_NO_STORAGE);
-	stack_lost = stat_sum(r, stats, SCSTAT_STACK_LOST);
+	lost = percpu_sum(stats, SCSTAT_LOST);
+	filtered = percpu_sum(stats, SCSTAT_FILTERED);
+	nostore = percpu_sum(stats, SCSTAT_NO_STORAGE);
+	stack_lost = percpu_sum(stats, SCSTAT_STACK_LOST);
 	if (r->summary)
 		fprintf(stderr, "stackscope syscalls: %llu calls counted in the kernel",
 			(unsigned long long)counted);

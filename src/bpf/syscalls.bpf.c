@@ -123,6 +123,15 @@ static __always_inline void count_lost(__u32 nr)
 	stat_inc(SCSTAT_LOST);
 }
 
+/* The running total every queued record carries. */
+static __always_inline __u64 lost_so_far(void)
+{
+	__u32 zero = 0;
+	__u64 *total = bpf_map_lookup_elem(&lost_total, &zero);
+
+	return total ? *total : 0;
+}
+
 static __always_inline bool is_error(long ret)
 {
 	return ret < 0 && ret >= -4095;
@@ -363,13 +372,12 @@ static __always_inline bool queue_stack(struct inflight *f, struct pt_regs *regs
 /* Queues a completed (or abandoned) record and closes it. */
 static __always_inline void queue(struct inflight *f, struct pt_regs *regs)
 {
-	__u32 zero = 0, len = f->rec.data_len;
-	__u64 *total = bpf_map_lookup_elem(&lost_total, &zero);
+	__u32 len = f->rec.data_len;
 
 	f->rec.kind = SC_REC_CALL;
 	if (with_stacks && regs && queue_stack(f, regs))
 		f->rec.flags |= SC_F_STACK;
-	f->rec.lost_total = total ? *total : 0;
+	f->rec.lost_total = lost_so_far();
 	if (len > SC_DATA_MAX)
 		len = SC_DATA_MAX;
 	if (bpf_ringbuf_output(&records, f, sizeof(f->rec) + len, rb_flags()))
@@ -559,11 +567,9 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		.pid = tgid,
 		.tid = p->pid,
 		.cpu = bpf_get_smp_processor_id(),
+		.lost_total = lost_so_far(),
 	};
-	__u32 zero = 0;
-	__u64 *total = bpf_map_lookup_elem(&lost_total, &zero);
 
-	r.lost_total = total ? *total : 0;
 	BPF_CORE_READ_STR_INTO(&r.comm, p, comm);
 	if (bpf_ringbuf_output(&records, &r, sizeof(r), rb_flags()))
 		count_lost(SC_NR_MAX);

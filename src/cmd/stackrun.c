@@ -283,12 +283,9 @@ static int on_snapshot(void *arg, void *data, size_t size)
 static int service(void *arg)
 {
 	struct stackrun *sr = arg;
-	int err = sideband_read(sr->sb);
+	int err;
 
-	if (!err)
-		err = sideband_apply(sr->sb, sr->pt);
-	if (err)
-		msg("side-band records: %s", strerror(-err));
+	sideband_sync(sr->sb, sr->pt);
 	if (sr->rb) {
 		err = ring_buffer__consume(sr->rb);
 		if (err < 0 && !sr->snap_err)

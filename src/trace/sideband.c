@@ -163,7 +163,7 @@ int sideband_fd(const struct sideband *sb)
 	return perf_buffer__epoll_fd(sb->pb);
 }
 
-int sideband_read(struct sideband *sb)
+static int sideband_read(struct sideband *sb)
 {
 	int err = perf_buffer__consume(sb->pb);
 
@@ -209,7 +209,7 @@ static int apply_mmap2(struct proctab *pt, const struct perf_event_header *hdr, 
 	return proctab_mmap(pt, b->pid, &m, time);
 }
 
-int sideband_apply(struct sideband *sb, struct proctab *pt)
+static int sideband_apply(struct sideband *sb, struct proctab *pt)
 {
 	int err = 0;
 
@@ -249,4 +249,15 @@ void sideband_free(struct sideband *sb)
 	perf_buffer__free(sb->pb);
 	close(sb->map_fd);
 	free(sb);
+}
+
+int sideband_sync(struct sideband *sb, struct proctab *pt)
+{
+	int err = sideband_read(sb);
+
+	if (!err)
+		err = sideband_apply(sb, pt);
+	if (err)
+		msg("side-band records: %s", strerror(-err));
+	return err;
 }

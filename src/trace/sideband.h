@@ -15,10 +15,9 @@ struct sideband;
 struct sideband *sideband_open(void);
 /* An fd that becomes readable when records are waiting. */
 int sideband_fd(const struct sideband *sb);
-/* Reads what is waiting; 0 or -errno. */
-int sideband_read(struct sideband *sb);
-/* Applies every record read so far to pt, in time order. */
-int sideband_apply(struct sideband *sb, struct proctab *pt);
+/* Reads what is waiting and applies every record read so far to pt, in
+ * time order; a failure is said once here.  0 or -errno. */
+int sideband_sync(struct sideband *sb, struct proctab *pt);
 /* Records the kernel dropped because a buffer was full. */
 uint64_t sideband_lost(const struct sideband *sb);
 void sideband_free(struct sideband *sb);

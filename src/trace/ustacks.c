@@ -68,12 +68,7 @@ int ustacks_fd(const struct ustacks *us)
 
 void ustacks_service(struct ustacks *us)
 {
-	int err = sideband_read(us->sb);
-
-	if (!err)
-		err = sideband_apply(us->sb, us->pt);
-	if (err)
-		msg("side-band records: %s", strerror(-err));
+	sideband_sync(us->sb, us->pt);
 }
 
 int ustacks_unwind(struct ustacks *us, uint32_t pid, uint32_t gen, const struct unwind_regs *regs,

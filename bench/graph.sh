@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # functions run by lib.sh's bench_rounds look unreachable
 # bench/graph.sh BUILD_DIR — per-call cost of tracing a function's entry
 # and return: stackscope graph next to uftrace record (the same program
 # built with -pg) and a bpftrace uprobe + uretprobe pair, in one run.
@@ -93,18 +94,11 @@ tools="base ss"
 [ -n "$BPFTRACE" ] && tools="$tools bt"
 read -r -a tool_list <<<"$tools"
 echo "stackscope graph bench: $(basename "$WL") $CALLS calls (and $SMALL), $REPS repetitions, tools interleaved: $tools"
-k=${#tool_list[@]}
-for ((rep = 1; rep <= REPS; rep++)); do
-	order=""
-	for ((i = 0; i < k; i++)); do
-		order="$order ${tool_list[$(((i + rep - 1) % k))]}"
-	done
-	echo "  repetition $rep/$REPS:$order"
-	for t in $order; do
-		one "$t" "$SMALL"
-		one "$t" "$CALLS"
-	done
-done
+both_sizes() {	# TOOL REP
+	one "$1" "$SMALL"
+	one "$1" "$CALLS"
+}
+bench_rounds both_sizes : "${tool_list[@]}"
 
 declare -A ns wall
 for t in base ss uftrace bt; do
@@ -129,7 +123,8 @@ row "added per call (entry + return)" "$(fmt_ns "${ns[ss]}")" "$(fmt_ns "${ns[uf
 	"$(fmt_ns "${ns[base]}") (the call)"
 row "wall, $CALLS calls" "$(fmt_ms "${wall[ss]}")" "$(fmt_ms "${wall[uftrace]}")" "$(fmt_ms "${wall[bt]}")" \
 	"$(fmt_ms "${wall[base]}")"
-row "vs uftrace" "$(fmt_r "${ns[ss]}" "${ns[uftrace]}")x" "1x" "$(fmt_r "${ns[bt]}" "${ns[uftrace]}")x" ""
+vs_uftrace() { local r; r=$(fmt_r "$1" "${ns[uftrace]}"); [ "$r" = n/a ] && echo n/a || echo "${r}x"; }
+row "vs uftrace" "$(vs_uftrace "${ns[ss]}")" "1x" "$(vs_uftrace "${ns[bt]}")" ""
 echo
 calls=$(col 1 "$tmp/results.ss.counts" | median)
 lost=$(col 2 "$tmp/results.ss.counts" | sort -g | tail -n 1)

@@ -55,7 +55,7 @@ cleanup() {
 	job=""
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
+trap 'cleanup; unmount_tracefs' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
@@ -67,6 +67,83 @@ run_job() {
 	local rc=$?
 	job=""
 	return $rc
+}
+
+# preflight NAME CMD...: runs CMD once as a warm-up and check (this also
+# fills perf's build-id cache, as a user's ~/.debug would be).  A tool that
+# fails is skipped, with its message (returns 1).  perf 6.1 aborts at
+# random at start-up (an assertion in util/build-id.c), more often while
+# other BPF tools run: that failure is retried, up to 10 times.
+preflight() {
+	local name=$1 i; shift
+	for ((i = 0; i < 10; i++)); do
+		run_job "$@" </dev/null >/dev/null 2>"$tmp/preflight.$name.err" && return 0
+		grep -q 'build-id\.c' "$tmp/preflight.$name.err" || break
+		sleep 1
+	done
+	echo "skipped: $name fails here:"
+	grep -v RLIMIT_MEMLOCK "$tmp/preflight.$name.err" | tail -n 3 | sed 's/^/    /'
+	return 1
+}
+
+# bench_private_home: perf keeps a build-id cache in $HOME/.debug and reads
+# $HOME/.perfconfig; a private HOME gives it the default configuration,
+# keeps this run's cache from racing with other perf users of a shared
+# machine, and leaves root's cache alone.  Every tool gets the same HOME,
+# so the workload's environment is the same under each.
+bench_private_home() {
+	export HOME=$tmp/home
+	mkdir -p "$HOME"
+}
+
+# bench_mount_tracefs WHAT: perf and bpftrace resolve tracepoints through
+# tracefs, which stackscope does not need.  Mounted when missing (WHAT
+# says for what), and unmounted at exit, after lib.sh's cleanup has ended
+# the running job, which may hold tracefs files open.
+TRACEFS=/sys/kernel/tracing
+mounted_tracefs=""
+bench_mount_tracefs() {
+	mountpoint -q "$TRACEFS" && return 0
+	if mount -t tracefs nodev "$TRACEFS" 2>"$tmp/mount.err"; then
+		mounted_tracefs=1
+		echo "mounted tracefs on $TRACEFS for $1 (unmounted at exit)"
+	else
+		echo "cannot mount tracefs on $TRACEFS ($1 will likely fail):"
+		sed 's/^/    /' "$tmp/mount.err"
+	fi
+}
+# shellcheck disable=SC2317  # (called by the trap)
+unmount_tracefs() { [ -z "$mounted_tracefs" ] || umount "$TRACEFS" 2>/dev/null || true; }
+
+# bench_rounds FN AFTER TOOL...: REPS repetitions of "FN TOOL REP" for
+# every tool, interleaved, the order rotated by one each repetition so
+# that no tool always runs first (or right after another); then "AFTER
+# REP" (":" for nothing), which so disturbs none of the timed runs.
+bench_rounds() {
+	local fn=$1 after=$2 rep i t order; shift 2
+	local -a list=("$@")
+	local n=$#
+	for ((rep = 1; rep <= REPS; rep++)); do
+		order=""
+		for ((i = 0; i < n; i++)); do
+			order="$order ${list[$(((i + rep - 1) % n))]}"
+		done
+		echo "  repetition $rep/$REPS:$order"
+		for t in $order; do
+			"$fn" "$t" "$rep"
+		done
+		"$after" "$rep"
+	done
+}
+
+# paired NAME COLUMN EXPR [BASE]: EXPR (a = NAME's value, bb = BASE's,
+# default "base") for each repetition both have results for, one a line:
+# every tool is compared with the untraced run of its own repetition.
+paired() {
+	local base=${4:-base}
+	[ -s "$tmp/results.$1" ] && [ -s "$tmp/results.$base" ] || return 0
+	awk -v c="$2" 'NR == FNR { b[$1] = $c; next } ($1 in b) { a = $c; bb = b[$1]; print '"$3"' }' \
+		"$tmp/results.$base" "$tmp/results.$1"
 }
 
 # ---- small helpers ----------------------------------------------------------

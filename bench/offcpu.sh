@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # functions run by lib.sh's bench_rounds look unreachable
 # bench/offcpu.sh BUILD_DIR — stackscope offcpu next to perf record of
 # sched:sched_switch with call graphs and a bpftrace sched_switch one-liner,
 # on the same context-switch-heavy workload, in one run.
@@ -61,7 +62,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "no build directory ${1:-build}" >&2; exit 1; }
 SS=$BUILD/stackscope
 WL=$BUILD/tests/workloads/pingpong	# absolute: bpftrace -c needs it
-TRACEFS=/sys/kernel/tracing
 BT_PROG='tracepoint:sched:sched_switch /pid == cpid/ { @[kstack, ustack] = count(); }'
 
 
@@ -72,44 +72,10 @@ bench_require "$SS" "$WL"
 # ---- which tools are there --------------------------------------------------
 bench_tools perf bpftrace hyperfine
 
-# perf resolves sched:sched_switch through tracefs (its id and format), and
-# bpftrace's tracepoint probe too; stackscope's tp_btf program does not need
-# it.  Mounted here when missing, and unmounted at exit (lib.sh's cleanup
-# first: it ends the running job, which may hold tracefs files open).
-mounted_tracefs=""
-if { [ -n "$PERF" ] || [ -n "$BPFTRACE" ]; } && ! mountpoint -q "$TRACEFS"; then
-	if mount -t tracefs nodev "$TRACEFS" 2>"$tmp/mount.err"; then
-		mounted_tracefs=1
-		echo "mounted tracefs on $TRACEFS for perf's sched:sched_switch (unmounted at exit)"
-	else
-		echo "cannot mount tracefs on $TRACEFS (perf and bpftrace will likely fail):"
-		sed 's/^/    /' "$tmp/mount.err"
-	fi
-fi
-# shellcheck disable=SC2317  # (called by the trap)
-unmount_tracefs() { [ -z "$mounted_tracefs" ] || umount "$TRACEFS" 2>/dev/null || true; }
-trap 'cleanup; unmount_tracefs' EXIT
+{ [ -z "$PERF" ] && [ -z "$BPFTRACE" ]; } || bench_mount_tracefs "perf's and bpftrace's sched:sched_switch"
 
-# perf keeps a build-id cache in $HOME/.debug and reads $HOME/.perfconfig: a
-# private HOME gives it the default configuration, keeps this run's cache
-# from racing with other perf users of a shared machine (perf 6.1 was seen to
-# abort in util/build-id.c here), and leaves root's cache alone.  Every tool
-# gets the same HOME, so the workload's environment is the same under each.
-export HOME=$tmp/home
-mkdir -p "$HOME"
+bench_private_home
 
-# Warm-up and check: each tool traces a short run once (this also fills
-# perf's build-id cache, as a user's ~/.debug would be).  A tool that fails
-# here is skipped, with its message.  perf 6.1 sometimes aborts at random
-# (the build-id assertion): one retry before giving up on it.
-preflight() {	# NAME CMD...
-	local name=$1; shift
-	run_job "$@" </dev/null >/dev/null 2>"$tmp/preflight.$name.err" && return 0
-	run_job "$@" </dev/null >/dev/null 2>"$tmp/preflight.$name.err" && return 0
-	echo "skipped: $name fails here:"
-	grep -v RLIMIT_MEMLOCK "$tmp/preflight.$name.err" | tail -n 3 | sed 's/^/    /'
-	return 1
-}
 preflight stackscope "$SS" offcpu -o "$tmp/pre.folded" -- "$WL" "$PRE_ROUNDS" ||
 	{ echo "stackscope itself fails: nothing to compare" >&2; exit 1; }
 [ -z "$PERF" ] || preflight perf "$PERF" record -q -e sched:sched_switch -g -o "$tmp/pre.data" -- "$WL" "$PRE_ROUNDS" ||
@@ -198,29 +164,15 @@ one() {	# TOOL REP
 }
 
 echo "stackscope offcpu bench: $(basename "$WL") $ROUNDS (context switches, fixed work), $REPS repetitions, tools interleaved: $tools"
-n=${#tool_list[@]}
-for ((rep = 1; rep <= REPS; rep++)); do
-	order=""
-	for ((k = 0; k < n; k++)); do
-		order="$order ${tool_list[$(((k + rep - 1) % n))]}"
-	done
-	echo "  repetition $rep/$REPS:$order"
-	for t in $order; do
-		one "$t" "$rep"
-	done
-	# after the rep's timed runs, so it disturbs none of them
+after_rep() {	# REP: perf.data conversions, after the rep's timed runs
+	local rep=$1
 	if [ -n "$PERF" ] && [ -s "$tmp/perf.$rep.data" ]; then
 		perf_to_folded "$rep"
 	fi
 	rm -f "$tmp/perf.$rep.data"
-done
-
-# per-repetition pairing with the untraced run of the same repetition
-paired() {	# NAME COLUMN EXPR(a=tool, b=base) -> one value per paired rep
-	[ -s "$tmp/results.$1" ] && [ -s "$tmp/results.base" ] || return 0
-	awk -v c="$2" 'NR == FNR { b[$1] = $c; next } ($1 in b) { a = $c; bb = b[$1]; print '"$3"' }' \
-		"$tmp/results.base" "$tmp/results.$1"
 }
+bench_rounds one after_rep "${tool_list[@]}"
+
 declare -A wall cpu tofold switches twall
 for t in ss perf bt; do
 	wall[$t]=$(paired "$t" 2 'a / bb' | median)

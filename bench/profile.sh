@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # functions run by lib.sh's bench_rounds look unreachable
 # bench/profile.sh BUILD_DIR — stackscope profile next to perf record -g and
 # bpftrace, on the same CPU-bound workload, in one run.
 #
@@ -50,24 +51,8 @@ bench_require "$SS" "$DEMO"
 # ---- which tools are there --------------------------------------------------
 bench_tools perf bpftrace hyperfine
 
-# perf keeps a build-id cache in $HOME/.debug and reads $HOME/.perfconfig: a
-# private HOME gives it the default configuration, keeps this run's cache
-# from racing with other perf users of a shared machine (perf 6.1 was seen to
-# abort in util/build-id.c here), and leaves root's cache alone.
-export HOME=$tmp/home
-mkdir -p "$HOME"
+bench_private_home
 
-# Warm-up and check: each tool profiles a short demo run once (this also fills
-# perf's build-id cache, as a user's ~/.debug would be).  A tool that fails
-# here is skipped, with its message.
-preflight() {	# NAME CMD...
-	local name=$1; shift
-	if ! run_job "$@" </dev/null >/dev/null 2>"$tmp/preflight.$name.err"; then
-		echo "skipped: $name fails here:"
-		grep -v RLIMIT_MEMLOCK "$tmp/preflight.$name.err" | tail -n 3 | sed 's/^/    /'
-		return 1
-	fi
-}
 preflight stackscope "$SS" profile -F "$HZ" -o "$tmp/pre.svg" -- "$DEMO" 0.2 ||
 	{ echo "stackscope itself fails: nothing to compare" >&2; exit 1; }
 [ -z "$PERF" ] || preflight perf "$PERF" record -q -F "$HZ" -g -o "$tmp/pre.data" -- "$DEMO" 0.2 || PERF=""
@@ -145,26 +130,14 @@ one() {	# TOOL REP
 }
 
 echo "stackscope bench: $(basename "$DEMO") $SECS (CPU-bound, ends by itself) at $HZ Hz, $REPS repetitions, tools interleaved: $tools"
-n=${#tool_list[@]}
-for ((rep = 1; rep <= REPS; rep++)); do
-	order=""
-	for ((k = 0; k < n; k++)); do
-		order="$order ${tool_list[$(((k + rep - 1) % n))]}"
-	done
-	echo "  repetition $rep/$REPS:$order"
-	for t in $order; do
-		one "$t" "$rep"
-	done
-	# after the rep's timed runs, so it disturbs none of them
-	[ -n "$PERF" ] && [ -s "$tmp/perf.$rep.data" ] && perf_to_svg "$rep"
-done
-
-# per-repetition pairing with the untraced run of the same repetition
-paired() {	# NAME COLUMN EXPR(a=tool, b=base) -> one value per paired rep
-	[ -s "$tmp/results.$1" ] && [ -s "$tmp/results.base" ] || return 0
-	awk -v c="$2" 'NR == FNR { b[$1] = $c; next } ($1 in b) { a = $c; bb = b[$1]; print '"$3"' }' \
-		"$tmp/results.base" "$tmp/results.$1"
+after_rep() {	# REP: perf.data conversions, after the rep's timed runs
+	local rep=$1
+	if [ -n "$PERF" ] && [ -s "$tmp/perf.$rep.data" ]; then
+		perf_to_svg "$rep"
+	fi
 }
+bench_rounds one after_rep "${tool_list[@]}"
+
 declare -A wall cpu tosvg samples launch
 for t in ss perf bt; do
 	wall[$t]=$(paired "$t" 2 'a / bb' | median)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # functions run by lib.sh's bench_rounds look unreachable
 # bench/syscalls.sh BUILD_DIR — stackscope syscalls next to strace -f, perf
 # trace and two bpftrace one-liners, on a syscall-heavy workload and on a
 # realistic one, in one run.
@@ -77,7 +78,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "no build directory ${1:-build}" >&2; exit 1; }
 SS=$BUILD/stackscope
 WL=$BUILD/tests/workloads/sysc_wl	# absolute: bpftrace -c needs it
-TRACEFS=/sys/kernel/tracing
 # one line per enter and per exit, as strace or perf trace would write them
 BT_PRINT='tracepoint:raw_syscalls:sys_enter /pid == cpid/ { printf("%d enter %d\n", tid, args->id); }
 tracepoint:raw_syscalls:sys_exit /pid == cpid/ { printf("%d exit %d = %d\n", tid, args->id, args->ret); }'
@@ -100,44 +100,15 @@ if [ -z "$TAR" ] || [ ! -d "$TREE" ]; then
 	REAL=""
 fi
 
-mounted_tracefs=""
-if { [ -n "$PERF" ] || [ -n "$BPFTRACE" ]; } && ! mountpoint -q "$TRACEFS"; then
-	if mount -t tracefs nodev "$TRACEFS" 2>"$tmp/mount.err"; then
-		mounted_tracefs=1
-		echo "mounted tracefs on $TRACEFS for perf trace and bpftrace (unmounted at exit)"
-	else
-		echo "cannot mount tracefs on $TRACEFS (perf trace and bpftrace will likely fail):"
-		sed 's/^/    /' "$tmp/mount.err"
-	fi
-fi
-# shellcheck disable=SC2317  # (called by the trap)
-unmount_tracefs() { [ -z "$mounted_tracefs" ] || umount "$TRACEFS" 2>/dev/null || true; }
-trap 'cleanup; unmount_tracefs' EXIT
+{ [ -z "$PERF" ] && [ -z "$BPFTRACE" ]; } || bench_mount_tracefs "perf trace and bpftrace"
 
-# a private HOME: perf's default configuration and its own build-id cache,
-# and the same environment for the workload under every tool
-export HOME=$tmp/home
-mkdir -p "$HOME"
+bench_private_home
 wdir=$tmp/wl			# sysc_wl's directory (it creates and removes a file there)
 mkdir -p "$wdir"
 arch=$tmp/real.tar		# the realistic workload's archive
 real_cmd=("$TAR" -cf "$arch" -C "$(dirname "$TREE")" "$(basename "$TREE")")
 
-# ---- preflight --------------------------------------------------------------
-# Each tool traces a short heavy run once; one that fails is skipped, with
-# its message.
-# (perf 6.1's random abort at start-up, see perf_run: up to 10 tries)
-preflight() {	# NAME CMD...
-	local name=$1 i; shift
-	for ((i = 0; i < 10; i++)); do
-		run_job "$@" </dev/null >/dev/null 2>"$tmp/preflight.$name.err" && return 0
-		grep -q 'build-id\.c' "$tmp/preflight.$name.err" || break
-		sleep 1
-	done
-	echo "skipped: $name fails here:"
-	grep -v RLIMIT_MEMLOCK "$tmp/preflight.$name.err" | tail -n 3 | sed 's/^/    /'
-	return 1
-}
+# ---- preflight (lib.sh) ------------------------------------------------------
 preflight stackscope "$SS" syscalls -o /dev/null -- "$WL" "$wdir" "$PRE_CALLS" ||
 	{ echo "stackscope syscalls itself fails: nothing to compare" >&2; exit 1; }
 SSC=1
@@ -277,17 +248,7 @@ echo "stackscope syscalls bench: $REPS repetitions, runs interleaved:"
 echo "  heavy: $(basename "$WL") DIR $CALLS ($CALLS getppid() + ${others:-~40} other calls);" \
 	"strace and perf trace on $SLOW calls"
 [ -n "$REAL" ] && echo "  realistic: ${real_cmd[*]}"
-n=${#key_list[@]}
-for ((rep = 1; rep <= REPS; rep++)); do
-	order=""
-	for ((i = 0; i < n; i++)); do
-		order="$order ${key_list[$(((i + rep - 1) % n))]}"
-	done
-	echo "  repetition $rep/$REPS:$order"
-	for k in $order; do
-		one "$k" "$rep"
-	done
-done
+bench_rounds one : "${key_list[@]}"
 
 # strace's count of the realistic workload's calls, once, untimed
 strace_real=""
@@ -299,11 +260,8 @@ if [ -n "$REAL" ] && [ -n "$STRACE" ]; then
 fi
 
 # ---- results ----------------------------------------------------------------
-paired() {	# KEY COLUMN EXPR(a=tool, b=its untraced run) -> one value per paired rep
-	local b=${base_of[$1]}
-	[ -s "$tmp/results.$1" ] && [ -s "$tmp/results.$b" ] || return 0
-	awk -v c="$2" 'NR == FNR { b[$1] = $c; next } ($1 in b) { a = $c; bb = b[$1]; print '"$3"' }' \
-		"$tmp/results.$b" "$tmp/results.$1"
+vs_base() {	# KEY COLUMN EXPR: paired with the key's own untraced run
+	paired "$1" "$2" "$3" "${base_of[$1]}"
 }
 # two tools' paired ratio of wall times, per repetition: A's wall / B's wall
 pair2() {
@@ -315,13 +273,13 @@ load_after=$(loadavg) tracers_after=$(others_running)
 declare -A wall slow srange percall
 for k in "${key_list[@]}"; do
 	wall[$k]=$(col 2 "$tmp/results.$k" | median)
-	slow[$k]=$(paired "$k" 2 'a / bb' | median)
-	srange[$k]=$(paired "$k" 2 'a / bb' | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 }
+	slow[$k]=$(vs_base "$k" 2 'a / bb' | median)
+	srange[$k]=$(vs_base "$k" 2 'a / bb' | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 }
 		END { if (NR > 1) printf(hi < 10 ? "%.2f-%.2f" : "%.0f-%.0f", lo, hi); else print "-" }')
 	c=${calls_of[$k]}
 	[ -n "$c" ] || c=$(col 2 "$tmp/results.ss_r.summary" | median)	# realistic: stackscope's records
 	if isnum "$c" && [ "${c%.*}" -gt 0 ] 2>/dev/null; then
-		percall[$k]=$(paired "$k" 2 "(a - bb) / $c * 1e6" | median)
+		percall[$k]=$(vs_base "$k" 2 "(a - bb) / $c * 1e6" | median)
 	else
 		percall[$k]=nan
 	fi

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # functions run by lib.sh's bench_rounds look unreachable
 # bench/unwind.sh BUILD_DIR — stackscope profile next to perf record
 # --call-graph dwarf, unwinding the user stacks of a program built without
 # frame pointers, in one run.
@@ -93,27 +94,8 @@ chain_share() {
 # ---- which tools are there --------------------------------------------------
 bench_tools perf hyperfine
 
-# perf keeps a build-id cache in $HOME/.debug and reads $HOME/.perfconfig: a
-# private HOME gives it the default configuration, keeps this run's cache
-# from racing with other perf users of a shared machine (perf 6.1 was seen to
-# abort in util/build-id.c here), and leaves root's cache alone.  Every tool
-# gets the same HOME, so the workload's environment, which sits at the top of
-# the stack that both tools copy, is the same under each.
-export HOME=$tmp/home
-mkdir -p "$HOME"
+bench_private_home
 
-# Warm-up and check: each tool profiles a short run once (this also fills
-# perf's build-id cache, as a user's ~/.debug would be).  A tool that fails
-# here is skipped, with its message.  perf 6.1 sometimes aborts at random
-# (the build-id assertion): one retry before giving up on it.
-preflight() {	# NAME CMD...
-	local name=$1; shift
-	run_job "$@" </dev/null >/dev/null 2>"$tmp/preflight.$name.err" && return 0
-	run_job "$@" </dev/null >/dev/null 2>"$tmp/preflight.$name.err" && return 0
-	echo "skipped: $name fails here:"
-	grep -v RLIMIT_MEMLOCK "$tmp/preflight.$name.err" | tail -n 3 | sed 's/^/    /'
-	return 1
-}
 preflight stackscope "$SS" profile -F "$HZ" -o "$tmp/pre.folded" -- "$WL" 0.2 ||
 	{ echo "stackscope itself fails: nothing to compare" >&2; exit 1; }
 [ -z "$PERF" ] || preflight perf "$PERF" record -q -F "$HZ" --call-graph dwarf -o "$tmp/pre.data" -- "$WL" 0.2 || PERF=""
@@ -224,17 +206,8 @@ one() {	# TOOL REP
 }
 
 echo "stackscope unwind bench: $(basename "$WL") $SECS (no frame pointers, ends by itself) at $HZ Hz, $REPS repetitions, tools interleaved: $tools"
-n=${#tool_list[@]}
-for ((rep = 1; rep <= REPS; rep++)); do
-	order=""
-	for ((k = 0; k < n; k++)); do
-		order="$order ${tool_list[$(((k + rep - 1) % n))]}"
-	done
-	echo "  repetition $rep/$REPS:$order"
-	for t in $order; do
-		one "$t" "$rep"
-	done
-	# after the rep's timed runs, so it disturbs none of them
+after_rep() {	# REP: perf.data conversions, after the rep's timed runs
+	local rep=$1 t d
 	for t in perf perf16; do
 		[ -s "$tmp/$t.$rep.data" ] || continue
 		perf_to_folded "$t" "$rep"
@@ -244,14 +217,9 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		fi
 		rm -f "$tmp/$t.$rep.data"
 	done
-done
-
-# per-repetition pairing with the untraced run of the same repetition
-paired() {	# NAME COLUMN EXPR(a=tool, b=base) -> one value per paired rep
-	[ -s "$tmp/results.$1" ] && [ -s "$tmp/results.base" ] || return 0
-	awk -v c="$2" 'NR == FNR { b[$1] = $c; next } ($1 in b) { a = $c; bb = b[$1]; print '"$3"' }' \
-		"$tmp/results.base" "$tmp/results.$1"
 }
+bench_rounds one after_rep "${tool_list[@]}"
+
 declare -A wall cpu tofold samples datasize foldsize chain chaincnt whole
 for t in ss perf perf16; do
 	wall[$t]=$(paired "$t" 2 'a / bb' | median)

@@ -196,6 +196,31 @@ time_run() {
 	tail -n 1 "$tf" | awk -v r="$rep" '{ printf "%s %s %.3f\n", r, $1, $2 + $3 }' >>"$tmp/results.$name"
 }
 
+# time_conversion RESULTS REP RUNS LABEL SCRIPT DATA OUT: times "bash
+# SCRIPT DATA OUT" (a perf.data conversion: hyperfine's median of RUNS,
+# else one /usr/bin/time run) and appends "REP SECONDS" to results.RESULTS;
+# a run that fails or writes nothing is said (LABEL) and left out
+# (returns 1).
+time_conversion() {
+	local results=$1 rep=$2 runs=$3 label=$4 script=$5 data=$6 out=$7 t=""
+	local tag=$results.$rep
+	if [ -n "$HYPERFINE" ]; then
+		run_job "$HYPERFINE" -N --runs "$runs" --style none --export-json "$tmp/pp.$tag.json" \
+			-- "bash $(q "$script") $(q "$data") $(q "$out")" </dev/null >/dev/null 2>"$tmp/pp.$tag.err" &&
+			t=$(hf_medians "$tmp/pp.$tag.json")
+	else
+		run_job "$TIME" -f '%e' -o "$tmp/pp.$tag.time" bash "$script" "$data" "$out" \
+			</dev/null >/dev/null 2>"$tmp/pp.$tag.err" && t=$(tail -n 1 "$tmp/pp.$tag.time")
+	fi
+	if [ -n "$t" ] && [ -s "$out" ]; then
+		echo "$rep $t" >>"$tmp/results.$results"
+		return 0
+	fi
+	echo "    $label, repetition $rep: failed, left out"
+	tail -n 3 "$tmp/pp.$tag.err" "$tmp/perf-script.err" 2>/dev/null | sed 's/^/      /'
+	return 1
+}
+
 # perf_fold_script: writes $tmp/perf-to-folded.sh (perf script | fold, as
 # one timed unit: $1 = perf.data, $2 = the folded file) and prints its path.
 perf_fold_script() {

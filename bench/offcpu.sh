@@ -106,23 +106,10 @@ read -r -a tool_list <<<"$tools"
 # Metric 3 for perf: perf script | fold into a file, together.
 pp=$(perf_fold_script)
 perf_to_folded() {	# REP: time the conversion of that repetition's perf.data
-	local rep=$1 t=""
-	local data=$tmp/perf.$rep.data out=$tmp/perf.$rep.folded
-	if [ -n "$HYPERFINE" ]; then
-		run_job "$HYPERFINE" -N --runs 1 --style none --export-json "$tmp/pp.$rep.json" \
-			-- "bash $(q "$pp") $(q "$data") $(q "$out")" </dev/null >/dev/null 2>"$tmp/pp.$rep.err" &&
-			t=$(hf_medians "$tmp/pp.$rep.json")
-	else
-		run_job "$TIME" -f '%e' -o "$tmp/pp.$rep.time" bash "$pp" "$data" "$out" \
-			</dev/null >/dev/null 2>"$tmp/pp.$rep.err" && t=$(tail -n 1 "$tmp/pp.$rep.time")
-	fi
-	if [ -n "$t" ] && [ -s "$out" ]; then
-		echo "$rep $t" >>"$tmp/results.perf.tofold"
-	else
-		echo "    perf script + fold, repetition $rep: failed, left out"
-		tail -n 3 "$tmp/pp.$rep.err" "$tmp/perf-script.err" 2>/dev/null | sed 's/^/      /'
-	fi
-	rm -f "$out"
+	local rep=$1
+	time_conversion perf.tofold "$rep" 1 "perf script + fold" "$pp" "$tmp/perf.$rep.data" \
+		"$tmp/perf.$rep.folded"
+	rm -f "$tmp/perf.$rep.folded"
 }
 
 one() {	# TOOL REP

@@ -89,22 +89,9 @@ $(q "${PERF:-perf}") script -i "\$1" 2>>$(q "$tmp/perf-script.err") | awk -f $(q
 	$(q "$SS") flamegraph -o "\$2" "\$2.folded"
 EOF
 perf_to_svg() {	# REP: time the conversion of that repetition's perf.data
-	local rep=$1 t=""
+	local rep=$1
 	local data=$tmp/perf.$rep.data svg=$tmp/perf.$rep.svg
-	if [ -n "$HYPERFINE" ]; then
-		run_job "$HYPERFINE" -N --runs 1 --style none --export-json "$tmp/pp.$rep.json" \
-			-- "bash $(q "$pp") $(q "$data") $(q "$svg")" </dev/null >/dev/null 2>"$tmp/pp.$rep.err" &&
-			t=$(hf_medians "$tmp/pp.$rep.json")
-	else
-		run_job "$TIME" -f '%e' -o "$tmp/pp.$rep.time" bash "$pp" "$data" "$svg" \
-			</dev/null >/dev/null 2>"$tmp/pp.$rep.err" && t=$(tail -n 1 "$tmp/pp.$rep.time")
-	fi
-	if [ -n "$t" ] && [ -s "$svg" ]; then
-		echo "$rep $t" >>"$tmp/results.perf2svg"
-	else
-		echo "    perf script + fold + render, repetition $rep: failed"
-		tail -n 3 "$tmp/pp.$rep.err" "$tmp/perf-script.err" 2>/dev/null | sed 's/^/      /'
-	fi
+	time_conversion perf2svg "$rep" 1 "perf script + fold + render" "$pp" "$data" "$svg"
 	rm -f "$data" "$svg" "$svg.folded"
 }
 

@@ -125,24 +125,13 @@ read -r -a tool_list <<<"$tools"
 # Metric 3 for perf: perf script | fold into a file, together.
 pp=$(perf_fold_script)
 perf_to_folded() {	# NAME REP: time the conversion of that run's perf.data
-	local name=$1 rep=$2 t="" share
-	local data=$tmp/$name.$rep.data out=$tmp/$name.$rep.folded
-	if [ -n "$HYPERFINE" ]; then
-		run_job "$HYPERFINE" -N --runs 3 --style none --export-json "$tmp/pp.$name.$rep.json" \
-			-- "bash $(q "$pp") $(q "$data") $(q "$out")" </dev/null >/dev/null 2>"$tmp/pp.$name.$rep.err" &&
-			t=$(hf_medians "$tmp/pp.$name.$rep.json")
-	else
-		run_job "$TIME" -f '%e' -o "$tmp/pp.$name.$rep.time" bash "$pp" "$data" "$out" \
-			</dev/null >/dev/null 2>"$tmp/pp.$name.$rep.err" && t=$(tail -n 1 "$tmp/pp.$name.$rep.time")
-	fi
-	if [ -n "$t" ] && [ -s "$out" ]; then
-		echo "$rep $t" >>"$tmp/results.$name.tofold"
+	local name=$1 rep=$2 share
+	local out=$tmp/$name.$rep.folded
+	if time_conversion "$name.tofold" "$rep" 3 "perf script + fold ($name)" "$pp" \
+		"$tmp/$name.$rep.data" "$out"; then
 		echo "$rep $(fsize "$out")" >>"$tmp/results.$name.foldsize"
 		share=$(chain_share "$out")
 		[ -n "$share" ] && echo "$rep $share" >>"$tmp/results.$name.chain"
-	else
-		echo "    perf script + fold ($name), repetition $rep: failed, left out"
-		tail -n 3 "$tmp/pp.$name.$rep.err" "$tmp/perf-script.err" 2>/dev/null | sed 's/^/      /'
 	fi
 	rm -f "$out"
 }

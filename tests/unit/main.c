@@ -56,3 +56,13 @@ int main(int argc, char **argv)
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
+
+const char *test_fixture(const char *name)
+{
+	static char bufs[4][512];
+	static int next;
+	char *b = bufs[next++ % 4];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", test_fixtures(), name);
+	return b;
+}

@@ -12,6 +12,8 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Directory with the fixtures the build made (build/fixtures). */
 const char *test_fixtures(void);
+/* test_fixtures()/name; the last four results stay valid. */
+const char *test_fixture(const char *name);
 
 #define TEST(name)                                                          \
 	static void name(void);                                             \

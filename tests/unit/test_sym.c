@@ -20,16 +20,6 @@
 
 #define FIXED_BUILD_ID "\x01\x23\x45\x67\x89\xab\xcd\xef\x01\x23\x45\x67\x89\xab\xcd\xef\x01\x23\x45\x67"
 
-static const char *fixture(const char *name)
-{
-	static char bufs[4][512];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", test_fixtures(), name);
-	return b;
-}
-
 struct truth_sym {
 	char name[128];
 	uint64_t vaddr, size;
@@ -139,11 +129,11 @@ TEST(elfsyms_pie)
 	size_t len = 0;
 
 	CHECK(truth_read(&t, "pie"));
-	es = elfsyms_open(fixture("symbols-pie"));
+	es = elfsyms_open(test_fixture("symbols-pie"));
 	CHECK(es);
 	if (!es)
 		return;
-	CHECK_STR(elfsyms_name(es), fixture("symbols-pie"));
+	CHECK_STR(elfsyms_name(es), test_fixture("symbols-pie"));
 	CHECK(elfsyms_count(es) >= 5);
 	CHECK(!elfsyms_from_debug_file(es));
 	check_truth(es, &t);
@@ -172,7 +162,7 @@ TEST(elfsyms_plt)
 
 	CHECK(truth_read(&t, "pie"));
 	CHECK(t.nplt > 0);
-	es = elfsyms_open(fixture("symbols-pie"));
+	es = elfsyms_open(test_fixture("symbols-pie"));
 	CHECK(es);
 	check_plt(es, &t);
 	elfsyms_free(es);
@@ -185,7 +175,7 @@ TEST(elfsyms_nopie)
 
 	CHECK(truth_read(&t, "nopie"));
 	CHECK(t.load[0][1] != 0);	/* really linked at a fixed address */
-	es = elfsyms_open(fixture("symbols-nopie"));
+	es = elfsyms_open(test_fixture("symbols-nopie"));
 	CHECK(es);
 	check_truth(es, &t);
 	check_plt(es, &t);
@@ -200,7 +190,7 @@ TEST(elfsyms_shared_lib)
 
 	CHECK(truth_read(&t, "lib"));
 	CHECK(!truth_find(&t, "main"));
-	es = elfsyms_open(fixture("libsymbols.so"));
+	es = elfsyms_open(test_fixture("libsymbols.so"));
 	CHECK(es);
 	check_truth(es, &t);
 	check_plt(es, &t);	/* ss_alpha@plt: interposable call */
@@ -223,14 +213,14 @@ TEST(elfsyms_stripped_debug_by_build_id)
 
 	/* without the debug root the stripped copy has no ss_ symbols */
 	elfsyms_set_debug_root("/nonexistent");
-	es = elfsyms_open(fixture("symbols-stripped"));
+	es = elfsyms_open(test_fixture("symbols-stripped"));
 	CHECK(es);
 	CHECK(!elfsyms_lookup(es, truth_off(&t, alpha->vaddr), NULL));
 	CHECK(!elfsyms_from_debug_file(es));
 	elfsyms_free(es);
 
-	elfsyms_set_debug_root(fixture("debug"));
-	es = elfsyms_open(fixture("symbols-stripped"));
+	elfsyms_set_debug_root(test_fixture("debug"));
+	es = elfsyms_open(test_fixture("symbols-stripped"));
 	elfsyms_set_debug_root(NULL);
 	CHECK(es);
 	CHECK(elfsyms_from_debug_file(es));
@@ -249,7 +239,7 @@ TEST(elfsyms_stripped_debuglink)
 	size_t len = 99;
 
 	CHECK(truth_read(&t, "linked"));
-	es = elfsyms_open(fixture("symbols-linked"));
+	es = elfsyms_open(test_fixture("symbols-linked"));
 	CHECK(es);
 	CHECK(elfsyms_from_debug_file(es));
 	check_truth(es, &t);
@@ -282,8 +272,8 @@ TEST(elfsyms_debuglink_crc_mismatch)
 	}
 	snprintf(bin, sizeof(bin), "%s/symbols-linked", dir);
 	snprintf(dbg, sizeof(dbg), "%s/symbols-linked.debug", dir);
-	CHECK_INT(copy_file(fixture("symbols-linked"), bin), 0);
-	CHECK_INT(copy_file(fixture("debug/.build-id/01/23456789abcdef0123456789abcdef01234567.debug"),
+	CHECK_INT(copy_file(test_fixture("symbols-linked"), bin), 0);
+	CHECK_INT(copy_file(test_fixture("debug/.build-id/01/23456789abcdef0123456789abcdef01234567.debug"),
 			    dbg), 0);
 	es = elfsyms_open(bin);
 	CHECK(es);
@@ -291,7 +281,7 @@ TEST(elfsyms_debuglink_crc_mismatch)
 	CHECK(!elfsyms_lookup(es, truth_off(&t, alpha->vaddr), NULL));
 	elfsyms_free(es);
 	/* the right file, same place: found */
-	CHECK_INT(copy_file(fixture(".debug/symbols-linked.debug"), dbg), 0);
+	CHECK_INT(copy_file(test_fixture(".debug/symbols-linked.debug"), dbg), 0);
 	es = elfsyms_open(bin);
 	CHECK(es);
 	CHECK_STR(elfsyms_lookup(es, truth_off(&t, alpha->vaddr), NULL), "ss_alpha");
@@ -308,8 +298,8 @@ TEST(elfsyms_stripped_no_debug)
 	size_t len = 99;
 
 	CHECK(truth_read(&t, "linked"));	/* symbols-nosyms is it, stripped */
-	elfsyms_set_debug_root(fixture("debug"));
-	es = elfsyms_open(fixture("symbols-nosyms"));
+	elfsyms_set_debug_root(test_fixture("debug"));
+	es = elfsyms_open(test_fixture("symbols-nosyms"));
 	elfsyms_set_debug_root(NULL);
 	CHECK(es);
 	for (int i = 0; i < t.nsyms; i++)
@@ -330,12 +320,12 @@ TEST(elfsyms_malformed)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 0;
-		CHECK(!elfsyms_open(fixture(bad[i])));
+		CHECK(!elfsyms_open(test_fixture(bad[i])));
 		if (errno != EINVAL)
 			test_fail(__FILE__, __LINE__, "%s: errno %d, want EINVAL", bad[i], errno);
 	}
 	errno = 0;
-	CHECK(!elfsyms_open(fixture("does-not-exist")));
+	CHECK(!elfsyms_open(test_fixture("does-not-exist")));
 	CHECK_INT(errno, ENOENT);
 	errno = 0;
 	CHECK(!elfsyms_open("/dev/zero"));
@@ -368,7 +358,7 @@ TEST(elfsyms_malformed)
 TEST(elfsyms_fd_not_owned)
 {
 	struct elfsyms *es;
-	int fd = open(fixture("symbols-pie"), O_RDONLY);
+	int fd = open(test_fixture("symbols-pie"), O_RDONLY);
 
 	CHECK(fd >= 0);
 	es = elfsyms_open_fd(fd, "given-name");
@@ -612,8 +602,8 @@ TEST(symcache_same_binary_twice)
 	const struct elfsyms *a, *b;
 
 	CHECK(sc);
-	a = symcache_get(sc, fixture("symbols-pie"), NULL, &id);
-	b = symcache_get(sc, fixture("symbols-pie"), NULL, &id);
+	a = symcache_get(sc, test_fixture("symbols-pie"), NULL, &id);
+	b = symcache_get(sc, test_fixture("symbols-pie"), NULL, &id);
 	CHECK(a);
 	CHECK(a == b);
 	/* a cached answer does not open the file again */
@@ -625,11 +615,11 @@ TEST(symcache_same_binary_twice)
 TEST(symcache_inode_then_build_id)
 {
 	struct symcache *sc = symcache_new();
-	struct binary_id ino = inode_id(fixture("symbols-pie")), bid = pie_build_id();
+	struct binary_id ino = inode_id(test_fixture("symbols-pie")), bid = pie_build_id();
 	const struct elfsyms *a, *b;
 
 	CHECK(ino.ino);
-	a = symcache_get(sc, fixture("symbols-pie"), NULL, &ino);
+	a = symcache_get(sc, test_fixture("symbols-pie"), NULL, &ino);
 	CHECK(a);
 	b = symcache_get(sc, NULL, NULL, &bid);
 	CHECK(a == b);
@@ -639,7 +629,7 @@ TEST(symcache_inode_then_build_id)
 
 	/* and the other way round */
 	sc = symcache_new();
-	a = symcache_get(sc, fixture("symbols-pie"), NULL, &bid);
+	a = symcache_get(sc, test_fixture("symbols-pie"), NULL, &bid);
 	CHECK(a);
 	CHECK(symcache_get(sc, NULL, NULL, &ino) == a);
 	CHECK_INT(symcache_count(sc), 1);
@@ -653,7 +643,7 @@ TEST(symcache_mismatch)
 
 	id.build_id[19] ^= 0xff;
 	errno = 0;
-	CHECK(!symcache_get(sc, fixture("symbols-pie"), NULL, &id));
+	CHECK(!symcache_get(sc, test_fixture("symbols-pie"), NULL, &id));
 	CHECK_INT(errno, ESTALE);
 	/* cached: no path given, same answer */
 	errno = 0;
@@ -664,14 +654,14 @@ TEST(symcache_mismatch)
 	id = pie_build_id();
 	id.build_id[0] ^= 0xff;
 	errno = 0;
-	CHECK(!symcache_get(sc, fixture("symbols-nosyms"), NULL, &id));
+	CHECK(!symcache_get(sc, test_fixture("symbols-nosyms"), NULL, &id));
 	CHECK_INT(errno, ESTALE);
 
 	/* wrong inode */
-	id = inode_id(fixture("symbols-pie"));
+	id = inode_id(test_fixture("symbols-pie"));
 	id.ino++;
 	errno = 0;
-	CHECK(!symcache_get(sc, fixture("symbols-pie"), NULL, &id));
+	CHECK(!symcache_get(sc, test_fixture("symbols-pie"), NULL, &id));
 	CHECK_INT(errno, ESTALE);
 	CHECK_INT(symcache_count(sc), 0);
 	symcache_free(sc);
@@ -680,28 +670,28 @@ TEST(symcache_mismatch)
 TEST(symcache_alt_path)
 {
 	struct symcache *sc = symcache_new();
-	struct binary_id id = pie_build_id(), other = inode_id(fixture("symbols-nopie"));
+	struct binary_id id = pie_build_id(), other = inode_id(test_fixture("symbols-nopie"));
 	const struct elfsyms *es;
 
-	es = symcache_get(sc, "/nonexistent/symbols-pie", fixture("symbols-pie"), &id);
+	es = symcache_get(sc, "/nonexistent/symbols-pie", test_fixture("symbols-pie"), &id);
 	CHECK(es);
-	CHECK_STR(elfsyms_name(es), fixture("symbols-pie"));
+	CHECK_STR(elfsyms_name(es), test_fixture("symbols-pie"));
 	/* path exists but is another binary: alt_path is the right one */
-	es = symcache_get(sc, fixture("symbols-pie"), fixture("symbols-nopie"), &other);
+	es = symcache_get(sc, test_fixture("symbols-pie"), test_fixture("symbols-nopie"), &other);
 	CHECK(es);
-	CHECK_STR(elfsyms_name(es), fixture("symbols-nopie"));
+	CHECK_STR(elfsyms_name(es), test_fixture("symbols-nopie"));
 	/* nothing there: the open error, cached */
 	other.ino += 12345;
 	errno = 0;
 	CHECK(!symcache_get(sc, "/nonexistent/a", "/nonexistent/b", &other));
 	CHECK_INT(errno, ENOENT);
 	errno = 0;
-	CHECK(!symcache_get(sc, fixture("symbols-nopie"), NULL, &other));
+	CHECK(!symcache_get(sc, test_fixture("symbols-nopie"), NULL, &other));
 	CHECK_INT(errno, ENOENT);
 	/* not an ELF file */
-	other = inode_id(fixture("symbols-text"));
+	other = inode_id(test_fixture("symbols-text"));
 	errno = 0;
-	CHECK(!symcache_get(sc, fixture("symbols-text"), NULL, &other));
+	CHECK(!symcache_get(sc, test_fixture("symbols-text"), NULL, &other));
 	CHECK_INT(errno, EINVAL);
 	CHECK_INT(symcache_count(sc), 2);
 	symcache_free(sc);
@@ -713,8 +703,8 @@ TEST(symcache_unknown_id)
 	const struct elfsyms *a, *b;
 	struct binary_id none = { 0 };
 
-	a = symcache_get(sc, fixture("libsymbols.so"), NULL, NULL);
-	b = symcache_get(sc, fixture("libsymbols.so"), NULL, &none);
+	a = symcache_get(sc, test_fixture("libsymbols.so"), NULL, NULL);
+	b = symcache_get(sc, test_fixture("libsymbols.so"), NULL, &none);
 	CHECK(a);
 	CHECK(a == b);
 	CHECK_INT(symcache_count(sc), 1);
@@ -737,9 +727,9 @@ TEST(symcache_copy_shares)
 	if (fd < 0)
 		return;
 	close(fd);
-	CHECK_INT(copy_file(fixture("symbols-pie"), copy), 0);
+	CHECK_INT(copy_file(test_fixture("symbols-pie"), copy), 0);
 	ino = inode_id(copy);
-	a = symcache_get(sc, fixture("symbols-pie"), NULL, &bid);
+	a = symcache_get(sc, test_fixture("symbols-pie"), NULL, &bid);
 	b = symcache_get(sc, copy, NULL, &ino);
 	CHECK(a);
 	CHECK(a == b);
@@ -753,10 +743,10 @@ TEST(symcache_copy_shares)
 TEST(symcache_many_keys)
 {
 	struct symcache *sc = symcache_new();
-	struct binary_id pie = inode_id(fixture("symbols-pie")), id;
+	struct binary_id pie = inode_id(test_fixture("symbols-pie")), id;
 	const struct elfsyms *a;
 
-	a = symcache_get(sc, fixture("symbols-pie"), NULL, &pie);
+	a = symcache_get(sc, test_fixture("symbols-pie"), NULL, &pie);
 	CHECK(a);
 	for (int i = 1; i <= 1000; i++) {
 		id = (struct binary_id){ .dev = 0xfe01, .ino = (uint64_t)i };
@@ -772,7 +762,7 @@ TEST(symcache_many_keys)
 	for (int i = 1; i <= 1000; i += 97) {
 		id = (struct binary_id){ .dev = 0xfe01, .ino = (uint64_t)i };
 		errno = 0;
-		CHECK(!symcache_get(sc, fixture("symbols-pie"), NULL, &id));
+		CHECK(!symcache_get(sc, test_fixture("symbols-pie"), NULL, &id));
 		CHECK_INT(errno, ENOENT);	/* the cached failure, not ESTALE */
 	}
 	CHECK_INT(symcache_count(sc), 1);

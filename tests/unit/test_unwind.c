@@ -33,19 +33,9 @@
 #define LIBC_PATH "/usr/lib/x86_64-linux-gnu/libc.so.6"
 #define ALL_SOURCES (UNWIND_SRC_EH_FRAME | UNWIND_SRC_DEBUG_FRAME | UNWIND_SRC_SFRAME)
 
-static const char *fixture(const char *name)
-{
-	static char bufs[4][512];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", test_fixtures(), name);
-	return b;
-}
-
 static struct unwind_table *build(const char *name, unsigned int sources)
 {
-	struct unwind_table *t = unwind_table_build(fixture(name), sources);
+	struct unwind_table *t = unwind_table_build(test_fixture(name), sources);
 
 	if (!t)
 		test_fail(__FILE__, __LINE__, "%s (sources %u): %s", name, sources,
@@ -58,7 +48,7 @@ static struct unwind_table *build(const char *name, unsigned int sources)
  * skipped when not. */
 static int sframe_available(const char *test)
 {
-	struct unwind_table *t = unwind_table_build(fixture("unwind-sframe"), UNWIND_SRC_SFRAME);
+	struct unwind_table *t = unwind_table_build(test_fixture("unwind-sframe"), UNWIND_SRC_SFRAME);
 	int ok = t || errno != ENOENT;
 
 	unwind_table_free(t);
@@ -91,7 +81,7 @@ struct syms {
 static int syms_read(struct syms *s, const char *file)
 {
 	char line[512];
-	FILE *f = fopen(fixture(file), "r");
+	FILE *f = fopen(test_fixture(file), "r");
 
 	s->n = 0;
 	if (!f)
@@ -169,7 +159,7 @@ static int frames_read(struct dump *d, const char *file)
 	} cies[32];
 	int ncies = 0, sec = 0, state = 0, ncols = 0, cie_row = 0;
 	char line[1024], cols[24][16];
-	FILE *f = fopen(fixture(file), "r");
+	FILE *f = fopen(test_fixture(file), "r");
 
 	memset(d, 0, sizeof(*d));
 	if (!f)
@@ -263,7 +253,7 @@ static int frames_read(struct dump *d, const char *file)
 static int sfd_read(struct dump *d, const char *file)
 {
 	char line[1024];
-	FILE *f = fopen(fixture(file), "r");
+	FILE *f = fopen(test_fixture(file), "r");
 
 	memset(d, 0, sizeof(*d));
 	if (!f)
@@ -450,7 +440,7 @@ static void check_frames_fixture(const char *name, unsigned int sources, int sec
 	CHECK(check_dump(t, &d, sec, name, __LINE__) >= 20);
 	CHECK_INT(unwind_table_sources(t), sec);
 	CHECK_INT(unwind_table_bad_sources(t), 0);
-	CHECK_STR(unwind_table_name(t), fixture(name));
+	CHECK_STR(unwind_table_name(t), test_fixture(name));
 	unwind_table_free(t);
 }
 
@@ -469,7 +459,7 @@ TEST(unwind_debug_frame_matches_readelf)
 	check_frames_fixture("unwind-debugframe", 0, UNWIND_SRC_DEBUG_FRAME);
 	/* the fixture really is .debug_frame only */
 	errno = 0;
-	t = unwind_table_build(fixture("unwind-debugframe"), UNWIND_SRC_EH_FRAME);
+	t = unwind_table_build(test_fixture("unwind-debugframe"), UNWIND_SRC_EH_FRAME);
 	CHECK(!t && errno == ENOENT);
 	unwind_table_free(t);
 }
@@ -907,32 +897,32 @@ TEST(unwind_bad_files)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (!sframe && strstr(bad[i], "sframe"))
 			continue;
-		if (access(fixture(bad[i]), R_OK)) {
+		if (access(test_fixture(bad[i]), R_OK)) {
 			if (strncmp(bad[i], "symbols-", 8))
 				test_fail(__FILE__, __LINE__, "%s missing (make fixtures)", bad[i]);
 			continue;
 		}
 		errno = 0;
-		t = unwind_table_build(fixture(bad[i]), 0);
+		t = unwind_table_build(test_fixture(bad[i]), 0);
 		if (t || errno != EINVAL)
 			test_fail(__FILE__, __LINE__, "%s: %p, errno %d, want NULL, EINVAL", bad[i],
 				  (void *)t, errno);
 		unwind_table_free(t);
 	}
 	errno = 0;
-	CHECK(!unwind_table_build(fixture("no-such-file"), 0) && errno == ENOENT);
+	CHECK(!unwind_table_build(test_fixture("no-such-file"), 0) && errno == ENOENT);
 	errno = 0;
 	CHECK(!unwind_table_build(test_fixtures(), 0) && errno == EINVAL);
 	errno = 0;
 	CHECK(!unwind_table_build("/dev/null", 0) && errno == EINVAL);
 	/* no CFI in what was asked for */
 	errno = 0;
-	CHECK(!unwind_table_build(fixture("unwind-sframe"), UNWIND_SRC_EH_FRAME) && errno == ENOENT);
+	CHECK(!unwind_table_build(test_fixture("unwind-sframe"), UNWIND_SRC_EH_FRAME) && errno == ENOENT);
 	errno = 0;
-	CHECK(!unwind_table_build(fixture("unwind-eh"), UNWIND_SRC_SFRAME) && errno == ENOENT);
+	CHECK(!unwind_table_build(test_fixture("unwind-eh"), UNWIND_SRC_SFRAME) && errno == ENOENT);
 
 	/* a bad .sframe next to a good .eh_frame is dropped, not fatal */
-	fd = sframe ? open(fixture("unwind-gsframe-badsframe"), O_RDONLY | O_CLOEXEC) : -1;
+	fd = sframe ? open(test_fixture("unwind-gsframe-badsframe"), O_RDONLY | O_CLOEXEC) : -1;
 	CHECK(!sframe || fd >= 0);
 	if (fd >= 0) {
 		t = unwind_table_build_fd(fd, "badsframe", 0);
@@ -962,7 +952,7 @@ static uint8_t *sframe_bytes(const char *name, size_t *size, uint64_t *vaddr)
 	int fd;
 
 	elf_version(EV_CURRENT);
-	fd = open(fixture(name), O_RDONLY | O_CLOEXEC);
+	fd = open(test_fixture(name), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	elf = elf_begin(fd, ELF_C_READ, NULL);

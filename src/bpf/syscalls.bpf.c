@@ -533,8 +533,9 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	spec = bpf_map_lookup_elem(&specs, &nr);
 	if (spec)
 		capture(f, spec, true, ret);
-	/* execve: the new program's name */
-	bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));
+	/* a successful execve runs under the new program's name */
+	if ((nr == nr_execve || nr == nr_execveat) && ret == 0)
+		bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));
 	queue(f, regs);
 	return 0;
 }

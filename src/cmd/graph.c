@@ -14,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -27,10 +26,9 @@
 #include "report/output.h"
 #include "sym/dwfunc.h"
 #include "sym/funcsel.h"
+#include "trace/attach.h"
 #include "trace/launch.h"
-#include "trace/loop.h"
-
-#define DRAIN_TICK 0.1		/* seconds between ring-buffer drains */
+#include "trace/session.h"
 
 _Static_assert(GRAPH_STR_MAX == GRAPH_STR_LIMIT, "string sizes of bpf/graph.h and the writer");
 
@@ -57,24 +55,20 @@ static const char usage_text[] =
 "  -v                 say more (signatures, unreadable arguments, attach time)\n";
 
 struct graph_run {
+	struct session_opts o;
 	char **funcs, **notrace;
 	int nfuncs, nnotrace;
-	pid_t pid;
-	char **cmd;
+	pid_t pid;		/* -p, or the launched command */
 	long depth, min_us, str_size;
 	bool no_args;
 	enum graph_format format;
-	const char *output;
-	double duration;
 
 	struct funcsel fs;
 	struct graph_fn *fns;
 	struct dwfunc **sigs;
 	size_t with_dwarf, lates;
 	struct graph_bpf *skel;
-	struct bpf_link **links;
-	size_t nlinks;
-	struct ring_buffer *rb;
+	size_t nprobes;
 	struct graphtree *tree;
 	int event_err;
 };
@@ -95,6 +89,7 @@ static int parse_args(struct graph_run *r, int argc, char **argv)
 	int *n, c;
 	long v;
 
+	r->o.name = "graph";
 	r->str_size = 64;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:s:o:d:vh", longopts, NULL)) != -1) {
@@ -118,6 +113,11 @@ static int parse_args(struct graph_run *r, int argc, char **argv)
 				return 1;
 			}
 			r->pid = (pid_t)v;
+			r->o.pids = malloc(sizeof(*r->o.pids));
+			if (!r->o.pids)
+				return 1;
+			r->o.pids[0] = r->pid;
+			r->o.npids = 1;
 			break;
 		case 'D':
 			if (parse_long(optarg, 1, 1000, &r->depth)) {
@@ -149,16 +149,10 @@ static int parse_args(struct graph_run *r, int argc, char **argv)
 			}
 			break;
 		case 'o':
-			r->output = optarg;
-			break;
 		case 'd':
-			if (parse_seconds(optarg, &r->duration)) {
-				msg("-d %s: expected a duration in seconds", optarg);
-				return 2;
-			}
-			break;
 		case 'v':
-			verbose++;
+			if ((v = session_parse_opt(&r->o, c, optarg)) < 0)
+				return -v;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -169,12 +163,12 @@ static int parse_args(struct graph_run *r, int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		r->cmd = argv + optind;
+		r->o.cmd = argv + optind;
 	if (!r->nfuncs) {
 		msg("graph: give the functions to trace with --func PATTERN");
 		return 2;
 	}
-	if (!r->cmd == !r->pid) {
+	if (!r->o.cmd == !r->pid) {
 		msg("graph: give either -p PID or -- CMD ARGS");
 		return 2;
 	}
@@ -269,26 +263,19 @@ static int read_signatures(struct graph_run *r)
 	return 0;
 }
 
-static int attach_one(struct graph_run *r, struct bpf_program *prog, size_t fid, uint64_t off,
-		      bool ret)
+static int attach_one(struct graph_run *r, struct session *s, struct bpf_program *prog,
+		      size_t fid, uint64_t off, bool ret)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret, .bpf_cookie = fid);
 	const struct funcsel_func *fn = &r->fs.funcs[fid];
-	struct bpf_link *l;
+	const char *path = r->fs.mods[fn->module].path;
+	char what[512];
 
-	l = bpf_program__attach_uprobe_opts(prog, r->pid, r->fs.mods[fn->module].path, off, &uo);
-	if (!l) {
-		int err = -errno;
-
-		msg("%s %s:%s: attach failed: %s", ret ? "uretprobe" : "uprobe",
-		    r->fs.mods[fn->module].path, fn->name, strerror(-err));
-		return err;
-	}
-	r->links[r->nlinks++] = l;
-	return 0;
+	snprintf(what, sizeof(what), "%s:%s", path, fn->name);
+	r->nprobes++;
+	return attach_uprobe(s, bpf_program__fd(prog), path, off, r->pid, fid, ret, what);
 }
 
-static int load_and_attach(struct graph_run *r)
+static int load_and_attach(struct graph_run *r, struct session *s)
 {
 	size_t n = r->fs.nfuncs;
 	double t0 = now_sec();
@@ -310,58 +297,44 @@ static int load_and_attach(struct graph_run *r)
 		    strerror(-err));
 		return err;
 	}
-	r->links = calloc(3 * n + 1, sizeof(*r->links));
-	if (!r->links)
-		return -ENOMEM;
 	for (__u32 i = 0; i < n; i++) {
-		const struct dwfunc *s = r->sigs[i];
+		const struct dwfunc *sig = r->sigs[i];
 		struct graph_func gf = {};
 		struct graph_late_spec ls = {};
 		uint64_t late_off;
 
-		for (size_t p = 0; s && !r->no_args && p < s->nparams; p++)
-			if (s->params[p].loc == DWLOC_REG && s->params[p].type.kind == DWT_STR)
-				gf.str_mask |= 1u << s->params[p].index;
+		for (size_t p = 0; sig && !r->no_args && p < sig->nparams; p++)
+			if (sig->params[p].loc == DWLOC_REG && sig->params[p].type.kind == DWT_STR)
+				gf.str_mask |= 1u << sig->params[p].index;
 		if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.funcs), &i, &gf, BPF_ANY))
 			return -errno;
-		err = attach_one(r, r->skel->progs.on_exit, i, r->fs.funcs[i].off, true);
+		err = attach_one(r, s, r->skel->progs.on_exit, i, r->fs.funcs[i].off, true);
 		if (!err)
-			err = attach_one(r, gf.str_mask ? r->skel->progs.on_entry_str
-							: r->skel->progs.on_entry,
+			err = attach_one(r, s, gf.str_mask ? r->skel->progs.on_entry_str
+							   : r->skel->progs.on_entry,
 					 i, r->fs.funcs[i].off, false);
 		if (err)
 			return err;
-		if (!s || !s->nlate || r->no_args ||
-		    elfsyms_vaddr_to_off(r->fs.mods[r->fs.funcs[i].module].es, s->late_addr, &late_off))
+		if (!sig || !sig->nlate || r->no_args ||
+		    elfsyms_vaddr_to_off(r->fs.mods[r->fs.funcs[i].module].es, sig->late_addr,
+					 &late_off))
 			continue;
-		ls.n = s->nlate;
-		for (int k = 0; k < s->nlate; k++)
-			ls.r[k] = (struct graph_read){ s->late[k].reg, s->late[k].size, s->late[k].off };
+		ls.n = sig->nlate;
+		for (int k = 0; k < sig->nlate; k++)
+			ls.r[k] = (struct graph_read){ sig->late[k].reg, sig->late[k].size,
+						       sig->late[k].off };
 		if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.late_specs), &i, &ls, BPF_ANY))
 			return -errno;
-		err = attach_one(r, r->skel->progs.on_late, i, late_off, false);
+		err = attach_one(r, s, r->skel->progs.on_late, i, late_off, false);
 		if (err)
 			return err;
 		r->lates++;
 	}
-	r->skel->links.on_thread_exit = bpf_program__attach(r->skel->progs.on_thread_exit);
-	if (!r->skel->links.on_thread_exit)
-		msg("tp_btf/sched_process_exit: attach failed: %s; calls left open by an exiting "
-		    "thread stay open", strerror(errno));
+	if (attach_program(s, r->skel->progs.on_thread_exit))
+		msg("calls left open by an exiting thread stay open");
 	r->skel->bss->active = true;
-	debug("%zu uprobes attached in %.3f s", r->nlinks, now_sec() - t0);
+	debug("%zu uprobes attached in %.3f s", r->nprobes, now_sec() - t0);
 	return 0;
-}
-
-static void detach(struct graph_run *r)
-{
-	if (r->skel && r->skel->bss)
-		r->skel->bss->active = false;
-	for (size_t i = 0; i < r->nlinks; i++)
-		bpf_link__destroy(r->links[i]);
-	r->nlinks = 0;
-	if (r->skel)
-		graph_bpf__detach(r->skel);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -414,14 +387,12 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int drain(void *ctx)
+/* After the ring buffer: what can no longer change is written. */
+static int flush(void *ctx)
 {
 	struct graph_run *r = ctx;
 	struct timespec ts;
-	int n = ring_buffer__consume(r->rb);
 
-	if (n < 0)
-		return n;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	graphtree_flush(r->tree, (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec);
 	return r->event_err;
@@ -432,146 +403,108 @@ static uint64_t stat_sum(struct graph_run *r, __u32 idx)
 	return percpu_sum(bpf_map__fd(r->skel->maps.stats), idx);
 }
 
-static void raise_fd_limit(void)
+/* Everything up to the attached probes, once the command (or -p) is known. */
+static int setup(struct graph_run *r, struct session *s)
 {
-	struct rlimit rl;
+	struct graphtree_opts go;
+	char exe[4096];
+	FILE *out;
+	int err;
 
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+	if (r->o.cmd) {
+		err = launch_resolve(r->o.cmd[0], exe, sizeof(exe));
+		if (err) {
+			msg("cannot run '%s': %s", r->o.cmd[0], strerror(-err));
+			return err;
+		}
+		err = session_launch(s);
+		if (err)
+			return err;
+		r->pid = session_child(s);
+	} else {
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)r->pid);
+		session_launch(s);
 	}
+	err = funcsel_resolve(&r->fs, exe, r->o.cmd ? 0 : r->pid, r->funcs, r->nfuncs, r->notrace,
+			      r->nnotrace);
+	if (err)
+		return err;
+	check_kernel_funcs(r);
+	if (!r->fs.nfuncs) {
+		if (!r->fs.nkernel)
+			msg("graph: no function to trace");
+		return -ENOENT;
+	}
+	err = read_signatures(r);
+	if (err)
+		return err;
+	out = session_output(s);
+	if (!out)
+		return -errno;
+	go = (struct graphtree_opts){ .format = r->format, .max_depth = (int)r->depth,
+				      .min_ns = (uint64_t)r->min_us * 1000, .no_args = r->no_args,
+				      .str_size = (unsigned)r->str_size + 1 };
+	r->tree = graphtree_new(out, r->fns, r->fs.nfuncs, &go);
+	if (!r->tree)
+		return -errno;
+	err = load_and_attach(r, s);
+	if (!err)
+		err = session_add_ringbuf(s, bpf_map__fd(r->skel->maps.events), on_event, r);
+	if (!err)
+		err = session_add_drain(s, flush, r);
+	return err;
 }
 
 int cmd_graph(int argc, char **argv)
 {
 	struct graph_run r = {};
-	struct graphtree_opts go;
-	struct launch child = {};
-	struct output out = { 0 };
-	struct loop *loop = NULL;
-	char exe[4096];
-	bool out_open = false;
-	int ret, err, end = 0;
-	uint64_t lost = 0;
+	struct session *s = NULL;
+	int ret, err;
 
 	ret = parse_args(&r, argc, argv);
 	if (ret)
-		return ret < 0 ? 0 : ret;
+		goto out;
 	ret = 1;
-	libbpf_setup_print();
-	raise_fd_limit();
-	loop = loop_new();
-	if (!loop) {
-		msg("cannot set up the wait: %s", strerror(errno));
-		goto cleanup;
-	}
-	if (r.cmd) {
-		err = launch_resolve(r.cmd[0], exe, sizeof(exe));
-		if (!err)
-			err = launch_start(&child, r.cmd);
-		if (err) {
-			msg("cannot run '%s': %s", r.cmd[0], strerror(-err));
-			goto cleanup;
-		}
-		r.pid = child.pid;
-	} else {
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)r.pid);
-	}
-	if (funcsel_resolve(&r.fs, exe, r.cmd ? 0 : r.pid, r.funcs, r.nfuncs, r.notrace,
-			    r.nnotrace))
-		goto cleanup;
-	check_kernel_funcs(&r);
-	if (!r.fs.nfuncs) {
-		if (!r.fs.nkernel)
-			msg("graph: no function to trace");
-		goto cleanup;
-	}
-	if (read_signatures(&r))
-		goto cleanup;
-	err = output_open(&out, r.output);
-	if (err) {
-		msg("%s: cannot create: %s", r.output, strerror(-err));
-		goto cleanup;
-	}
-	out_open = true;
-	go = (struct graphtree_opts){ .format = r.format, .max_depth = (int)r.depth,
-				      .min_ns = (uint64_t)r.min_us * 1000, .no_args = r.no_args,
-				      .str_size = (unsigned)r.str_size + 1 };
-	r.tree = graphtree_new(out.f, r.fns, r.fs.nfuncs, &go);
-	if (!r.tree || load_and_attach(&r))
-		goto cleanup;
-	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), on_event, &r, NULL);
-	if (!r.rb) {
-		msg("graph ring buffer: %s", strerror(errno));
-		goto cleanup;
-	}
-	if (loop_add_fd(loop, ring_buffer__epoll_fd(r.rb), drain, &r) ||
-	    loop_watch_pid(loop, r.pid))
-		goto cleanup;
-	loop_set_tick(loop, DRAIN_TICK, drain, &r);
-	if (r.duration > 0)
-		loop_set_duration(loop, r.duration);
-	if (r.cmd) {
-		err = launch_release(&child);
-		if (err) {
-			msg("cannot run '%s': %s", r.cmd[0], strerror(-err));
-			goto cleanup;
-		}
-	}
-	end = loop_run(loop);
-	detach(&r);
-	if (end < 0)
-		msg("waiting: %s", strerror(-end));
-	if (end == LOOP_SIGNAL && child.pid && !child.reaped)
-		kill(child.pid, loop_signal(loop));
-	while (ring_buffer__consume(r.rb) > 0)
-		;
-	lost = stat_sum(&r, GSTAT_LOST);
-	err = graphtree_finish(r.tree, lost);
+	s = session_new(&r.o);
+	if (!s)
+		goto out;
+	err = setup(&r, s);
 	if (!err)
-		err = r.event_err;
-	if (err)
-		msg("graph: %s", strerror(-err));
-	out_open = false;
-	if (output_close(&out, !err) && !err) {
-		msg("%s: write failed", r.output ? r.output : "stdout");
-		err = -EIO;
-	}
-	{
-		const struct graphtree_stats *st = graphtree_stats(r.tree);
+		err = session_run(s);
+	/* probes off at once: the bodies stop emitting before the slow detach */
+	if (r.skel && r.skel->bss)
+		r.skel->bss->active = false;
+	session_detach(s);
+	if (!err) {
+		const struct graphtree_stats *st;
+		uint64_t lost;
 
-		fprintf(stderr,
-			"stackscope graph: %llu calls traced, %zu functions probed (%zu with DWARF "
-			"signatures), %llu lost events, %llu calls without a return, %llu returns "
-			"without a call%s%s\n",
-			(unsigned long long)st->calls, r.fs.nfuncs, r.with_dwarf,
-			(unsigned long long)lost, (unsigned long long)(st->no_return + st->open_at_end),
-			(unsigned long long)st->orphans, r.output ? ", wrote " : "",
-			r.output ? r.output : "");
-	}
-	ret = err ? 1 : 0;
-	if (child.pid) {
-		int status = launch_wait(&child);
-
+		err = session_drain(s);
+		lost = stat_sum(&r, GSTAT_LOST);
 		if (!err)
-			ret = status;
+			err = graphtree_finish(r.tree, lost);
+		if (err)
+			msg("graph: %s", strerror(-err));
+		st = graphtree_stats(r.tree);
+		session_count(s, "calls traced", st->calls, 0);
+		session_count(s, "functions probed", r.fs.nfuncs, 0);
+		session_count(s, "with DWARF signatures", r.with_dwarf, 0);
+		session_count(s, "lost events", lost, SESSION_LOSS);
+		session_count(s, "calls without a return", st->no_return + st->open_at_end, 0);
+		session_count(s, "returns without a call", st->orphans, 0);
 	}
-cleanup:
-	detach(&r);
-	if (out_open)
-		output_close(&out, false);
-	launch_abort(&child);
-	ring_buffer__free(r.rb);
+	ret = session_end(s, err);
+out:
+	session_free(s);
 	graphtree_free(r.tree);
 	graph_bpf__destroy(r.skel);
 	for (size_t i = 0; r.sigs && i < r.fs.nfuncs; i++)
 		dwfunc_free(r.sigs[i]);
 	free(r.sigs);
 	free(r.fns);
-	free(r.links);
 	funcsel_free(&r.fs);
-	loop_free(loop);
 	free(r.funcs);
 	free(r.notrace);
-	return ret;
+	session_opts_free(&r.o);
+	return ret < 0 ? 0 : ret;
 }

@@ -15,11 +15,10 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "cmd/cmds.h"
-#include "cmd/stackrun.h"
+#include "cmd/stackcmd.h"
 #include "offcpu.skel.h"
 #include "bpf/offcpu.h"
-#include "trace/stackagg.h"
-#include "unwind/unwind.h"
+#include "trace/attach.h"
 
 static const char usage_text[] =
 "usage: stackscope offcpu [-p PID[,PID...]] [-t TID] [-d SECONDS] [-m MIN_US] [-M MAX_US]\n"
@@ -51,17 +50,6 @@ static const char usage_text[] =
 "  -v               say more\n"
 "  -- CMD ARGS...   run CMD (and its children), gated until tracing is live\n";
 
-struct offcpu_run {
-	struct stackrun_opts o;
-	long tid;
-	long min_us, max_us;
-	int threads;		/* OFFCPU_THREADS_* */
-	int state;		/* OFFCPU_STATE_* */
-	bool wakers;
-	struct offcpu_bpf *skel;
-	uint64_t tiny;		/* stacks under half a microsecond in all */
-};
-
 /* The waker half of a key, kept with a wait unwound in user space. */
 struct waker_extra {
 	__u32 pid, gen;
@@ -69,29 +57,40 @@ struct waker_extra {
 	char comm[TASK_COMM_LEN_];
 };
 
+struct offcpu_run {
+	struct stackcmd_opts o;
+	long tid;
+	long min_us, max_us;
+	int threads;		/* OFFCPU_THREADS_* */
+	int state;		/* OFFCPU_STATE_* */
+	bool wakers;
+	struct offcpu_bpf *skel;
+	uint64_t tiny;		/* stacks under half a microsecond in all */
+	struct waker_extra w;	/* the waker half of the snapshot being decoded */
+	struct stack_sample smp;	/* the wait being added (too big for the stack) */
+};
+
 static int parse_args(struct offcpu_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "offsets", no_argument, NULL, 'O' },
+		STACKCMD_LONGOPTS,
 		{ "state", required_argument, NULL, 's' },
 		{ "wakers", no_argument, NULL, 'w' },
-		{ "unwind", required_argument, NULL, 'W' },
-		{ "stack-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	int c;
 
+	stackcmd_init(&r->o, "offcpu");
 	r->max_us = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:t:d:m:M:ukUKo:vh", longopts, NULL)) != -1) {
-		int err = stackrun_parse_opt(&r->o, c, optarg);
+		int ret = stackcmd_parse_opt(&r->o, c, optarg);
 
-		if (err > 0)
+		if (ret == 1)
 			continue;
-		if (err < 0)
-			return 2;
+		if (ret < 0)
+			return -ret;
 		switch (c) {
 		case 't':
 			if (parse_long(optarg, 1, 0x3fffffff, &r->tid)) {
@@ -149,7 +148,7 @@ static int parse_args(struct offcpu_run *r, int argc, char **argv)
 		msg("-M %ld is below -m %ld", r->max_us, r->min_us);
 		return 2;
 	}
-	return stackrun_finish_opts(&r->o, argc - optind, argv + optind);
+	return stackcmd_finish(&r->o, argc - optind, argv + optind);
 }
 
 static bool snapshots_on(const struct offcpu_run *r)
@@ -159,30 +158,27 @@ static bool snapshots_on(const struct offcpu_run *r)
 
 /* A wait with its user stack copied at syscall exit; the waker half of
  * its key rides along as extra key bytes. */
-static bool decode_snapshot(const void *data, size_t size, struct stackrun_snapshot *out,
-			    void *ctx)
+static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot *out, void *ctx)
 {
 	struct offcpu_run *r = ctx;
 	const struct offcpu_snapshot *h = data;
 	const struct offcpu_key *k = &h->key;
-	static struct waker_extra w;
 
 	if (size < sizeof(*h) || h->size > size - sizeof(*h))
 		return false;
-	w = (struct waker_extra){ .pid = k->waker_pid, .gen = k->waker_gen,
-				  .kstack = k->waker_kstack, .ustack = k->waker_ustack };
-	memcpy(w.comm, k->waker_comm, sizeof(w.comm));
-	*out = (struct stackrun_snapshot){
+	r->w = (struct waker_extra){ .pid = k->waker_pid, .gen = k->waker_gen,
+				      .kstack = k->waker_kstack, .ustack = k->waker_ustack };
+	memcpy(r->w.comm, k->waker_comm, sizeof(r->w.comm));
+	*out = (struct stack_snapshot){
 		.pid = k->pid, .gen = k->gen, .comm = k->comm, .kstack = k->kstack,
 		.regs = { h->ip, h->sp, h->bp }, .stack = h + 1, .size = h->size,
-		.value = h->ns, .extra = &w, .extra_len = r->wakers ? sizeof(w) : 0,
+		.value = h->ns, .extra = &r->w, .extra_len = r->wakers ? sizeof(r->w) : 0,
 	};
 	return true;
 }
 
-static int setup(struct stackrun *sr, void *ctx)
+static int setup(struct offcpu_run *r, struct session *s, struct stackpipe *sp)
 {
-	struct offcpu_run *r = ctx;
 	struct offcpu_bpf *skel;
 	int err;
 
@@ -192,8 +188,8 @@ static int setup(struct stackrun *sr, void *ctx)
 		msg("cannot open the offcpu BPF object: %s", strerror(-err));
 		return err;
 	}
-	skel->rodata->filter_pids = stackrun_filtered(sr);
-	skel->rodata->follow_forks = stackrun_follows(sr);
+	skel->rodata->filter_pids = session_filtered(s);
+	skel->rodata->follow_forks = session_child(s) != 0;
 	skel->rodata->want_kernel = !r->o.user_only;
 	skel->rodata->want_user = !r->o.kernel_only;
 	skel->rodata->wakers = r->wakers;
@@ -219,27 +215,22 @@ static int setup(struct stackrun *sr, void *ctx)
 		    strerror(-err));
 		return err;
 	}
-	err = stackrun_fill_targets(sr, bpf_map__fd(skel->maps.targets));
+	err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
+	if (!err && snapshots_on(r))
+		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
+					      decode_snapshot, r);
 	if (err)
 		return err;
-	if (snapshots_on(r)) {
-		err = stackrun_snapshots(sr, bpf_map__fd(skel->maps.snapshots), decode_snapshot, r);
-		if (err)
-			return err;
-	}
-	err = offcpu_bpf__attach(skel);
-	if (err) {
-		msg("tp_btf sched_switch: attach failed: %s", strerror(-err));
-		return err;
-	}
-	return 0;
-}
-
-static void stop(struct stackrun *sr, void *ctx)
-{
-	struct offcpu_run *r = ctx;
-
-	offcpu_bpf__detach(r->skel);
+	/* fork/exec tracking first, so no generation is missed */
+	struct bpf_program *progs[] = {
+		skel->progs.on_fork, skel->progs.on_exec, skel->progs.on_switch,
+		r->wakers ? skel->progs.on_waking : NULL,
+		snapshots_on(r) ? skel->progs.on_sys_exit : NULL,
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(progs) && !err; i++)
+		if (progs[i])
+			err = attach_program(s, progs[i]);
+	return err;
 }
 
 
@@ -250,51 +241,50 @@ static uint64_t stat_sum(struct offcpu_run *r, enum offcpu_stat idx)
 
 /* One wait (or sum of waits) as stackrun wants it; uips/nu from the
  * caller when the user stack was unwound here, else read by handle. */
-static int add_wait(struct stackrun *sr, struct offcpu_run *r, const struct offcpu_key *key,
+static int add_wait(struct stackpipe *sp, struct offcpu_run *r, const struct offcpu_key *key,
 		    __u64 ns, const uint64_t *uips, int nu, bool utrunc)
 {
 	int stacks_fd = bpf_map__fd(r->skel->maps.stacks);
-	static struct stackrun_sample smp;
+	struct stack_sample *smp = &r->smp;
 
-	memset(&smp, 0, sizeof(smp));
-	smp.pid = key->pid;
-	smp.gen = key->gen;
-	smp.value = (ns + 500) / 1000;	/* microseconds */
-	if (!smp.value) {
+	memset(smp, 0, sizeof(*smp));
+	smp->pid = key->pid;
+	smp->gen = key->gen;
+	smp->value = (ns + 500) / 1000;	/* microseconds */
+	if (!smp->value) {
 		r->tiny++;
 		return 0;
 	}
-	memcpy(smp.comm, key->comm, sizeof(key->comm));
-	smp.nk = stackrun_read_stack(stacks_fd, key->kstack, smp.kips);
+	memcpy(smp->comm, key->comm, sizeof(key->comm));
+	smp->nk = stackpipe_read_stack(stacks_fd, key->kstack, smp->kips);
 	if (uips) {
-		smp.nu = nu;
-		smp.utrunc = utrunc;
-		memcpy(smp.uips, uips, nu * sizeof(*uips));
+		smp->nu = nu;
+		smp->utrunc = utrunc;
+		memcpy(smp->uips, uips, nu * sizeof(*uips));
 	} else {
-		smp.nu = stackrun_read_stack(stacks_fd, key->ustack, smp.uips);
-		smp.utrunc = smp.nu == PROFILE_MAX_DEPTH;
+		smp->nu = stackpipe_read_stack(stacks_fd, key->ustack, smp->uips);
+		smp->utrunc = smp->nu == PROFILE_MAX_DEPTH;
 	}
 	if (r->wakers) {
-		smp.has_waker = true;
-		smp.waker_pid = key->waker_pid;
-		smp.waker_gen = key->waker_gen;
+		smp->has_waker = true;
+		smp->waker_pid = key->waker_pid;
+		smp->waker_gen = key->waker_gen;
 		if (key->waker_pid || key->waker_comm[0]) {
-			memcpy(smp.waker_comm, key->waker_comm, sizeof(key->waker_comm));
-			smp.wnk = stackrun_read_stack(stacks_fd, key->waker_kstack, smp.wkips);
-			smp.wnu = stackrun_read_stack(stacks_fd, key->waker_ustack, smp.wuips);
+			memcpy(smp->waker_comm, key->waker_comm, sizeof(key->waker_comm));
+			smp->wnk = stackpipe_read_stack(stacks_fd, key->waker_kstack, smp->wkips);
+			smp->wnu = stackpipe_read_stack(stacks_fd, key->waker_ustack, smp->wuips);
 		} else {
-			strcpy(smp.waker_comm, "[no waker]");
+			strcpy(smp->waker_comm, "[no waker]");
 		}
 	}
-	return stackrun_add(sr, &smp);
+	return stackpipe_add(sp, smp);
 }
 
-static int collect(struct stackrun *sr, void *ctx)
+static int collect(struct offcpu_run *r, struct session *s, struct stackpipe *sp)
 {
-	struct offcpu_run *r = ctx;
 	int counts_fd = bpf_map__fd(r->skel->maps.counts);
 	int pending_fd = bpf_map__fd(r->skel->maps.pending);
-	const struct stackagg *unwound = stackrun_unwound(sr);
+	const struct stackagg *unwound = stackpipe_unwound(sp);
 	struct offcpu_key key, next, *prev = NULL;
 	__u32 tid, ntid, *ptid = NULL;
 	uint64_t leftover = 0, lost_ustacks = 0;
@@ -307,7 +297,7 @@ static int collect(struct stackrun *sr, void *ctx)
 		prev = &key;
 		if (bpf_map_lookup_elem(counts_fd, &key, &ns))
 			continue;
-		err = add_wait(sr, r, &key, ns, NULL, 0, false);
+		err = add_wait(sp, r, &key, ns, NULL, 0, false);
 		if (err)
 			return err;
 	}
@@ -326,7 +316,7 @@ static int collect(struct stackrun *sr, void *ctx)
 			k.waker_ustack = w->ustack;
 			memcpy(k.waker_comm, w->comm, sizeof(k.waker_comm));
 		}
-		err = add_wait(sr, r, &k, e->value, e->ips, e->n, e->truncated);
+		err = add_wait(sp, r, &k, e->value, e->ips, e->n, e->truncated);
 		if (err)
 			return err;
 	}
@@ -343,7 +333,7 @@ static int collect(struct stackrun *sr, void *ctx)
 		leftover++;
 		if (p.key.ustack == STACK_LOST)
 			lost_ustacks++;
-		err = add_wait(sr, r, &p.key, p.ns, NULL, 0, false);
+		err = add_wait(sp, r, &p.key, p.ns, NULL, 0, false);
 		if (err)
 			return err;
 	}
@@ -358,37 +348,60 @@ static int collect(struct stackrun *sr, void *ctx)
 	      (unsigned long long)stat_sum(r, OSTAT_PENDING_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_DROPPED),
 	      (unsigned long long)stat_sum(r, OSTAT_RING_FULL));
-	stackrun_set_counts(sr, stat_sum(r, OSTAT_INTERVALS),
-			    stat_sum(r, OSTAT_DROPPED) + stat_sum(r, OSTAT_STARTS_FULL),
-			    stackrun_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +
-				    stat_sum(r, OSTAT_USTACK_LOST) + lost_ustacks);
+	stackpipe_count(sp, s, "blocked intervals", stat_sum(r, OSTAT_INTERVALS),
+			stat_sum(r, OSTAT_DROPPED) + stat_sum(r, OSTAT_STARTS_FULL),
+			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +
+				stat_sum(r, OSTAT_USTACK_LOST) + lost_ustacks);
 	return 0;
 }
 
 int cmd_offcpu(int argc, char **argv)
 {
-	struct offcpu_run r = {};
-	struct stackrun_ops ops = {
-		.name = "offcpu",
-		.title = "Off-CPU time",
-		.unit = "us",
-		.events = "blocked intervals",
-		.cool = 1,
-		.setup = setup,
-		.stop = stop,
-		.collect = collect,
-	};
+	struct offcpu_run *r = calloc(1, sizeof(*r));
+	struct stackpipe_opts po;
+	struct session *s = NULL;
+	struct stackpipe *sp = NULL;
 	char sub[160];
-	int ret;
+	int ret, err;
 
-	ret = parse_args(&r, argc, argv);
+	if (!r) {
+		msg("out of memory");
+		return 1;
+	}
+	ret = parse_args(r, argc, argv);
 	if (ret)
-		return ret < 0 ? 0 : ret;
-	snprintf(sub, sizeof(sub), "blocked time in microseconds, state %s%s",
-		 r.state == OFFCPU_STATE_SLEEP ? "sleep" : r.state == OFFCPU_STATE_DISK ? "disk" : "any",
-		 r.wakers ? ", with wakers" : "");
-	ops.subtitle = sub;
-	ret = stackrun_main(&ops, &r.o, &r);
-	offcpu_bpf__destroy(r.skel);
-	return ret;
+		goto out;
+	po = stackcmd_pipe_opts(&r->o);
+	ret = 1;
+	s = session_new(&r->o.s);
+	if (!s || session_launch(s))
+		goto out;
+	sp = stackpipe_new(s, &po);
+	if (!sp)
+		goto out;
+	err = setup(r, s, sp);
+	if (!err) {
+		stackpipe_start(sp);
+		err = session_run(s);
+	}
+	session_detach(s);
+	if (!err)
+		err = session_drain(s);
+	if (!err)
+		err = collect(r, s, sp);
+	if (!err) {
+		snprintf(sub, sizeof(sub), "blocked time in microseconds, state %s%s",
+			 r->state == OFFCPU_STATE_SLEEP ? "sleep"
+			 : r->state == OFFCPU_STATE_DISK ? "disk" : "any",
+			 r->wakers ? ", with wakers" : "");
+		err = stackcmd_write(s, sp, &r->o, "Off-CPU time", sub, "us", true);
+	}
+	ret = session_end(s, err);
+out:
+	stackpipe_free(sp);
+	session_free(s);
+	offcpu_bpf__destroy(r->skel);
+	session_opts_free(&r->o.s);
+	free(r);
+	return ret < 0 ? 0 : ret;
 }

@@ -11,16 +11,14 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/perf_event.h>
 #include "common.h"
 #include "cmd/cmds.h"
-#include "cmd/stackrun.h"
+#include "cmd/stackcmd.h"
 #include "profile.skel.h"
 #include "bpf/profile.h"
-#include "trace/launch.h"
-#include "trace/loop.h"
+#include "trace/attach.h"
 #include "trace/perf.h"
-#include "trace/stackagg.h"
-#include "unwind/unwind.h"
 
 #define DEFAULT_HZ 99
 #define MAX_HZ 100000
@@ -47,35 +45,30 @@ static const char usage_text[] =
 "  -- CMD ARGS...   run CMD (and its children), gated until sampling is live\n";
 
 struct profile_run {
-	struct stackrun_opts o;
+	struct stackcmd_opts o;
 	long hz;
 	struct profile_bpf *skel;
-	int *cpus, ncpus;
-	int *pfds;			/* per CPU perf event fds */
-	struct bpf_link **links;	/* per CPU */
 };
 
 static int parse_args(struct profile_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "offsets", no_argument, NULL, 'O' },
-		{ "unwind", required_argument, NULL, 'W' },
-		{ "stack-size", required_argument, NULL, 'S' },
+		STACKCMD_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	int c;
 
+	stackcmd_init(&r->o, "profile");
 	r->hz = DEFAULT_HZ;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+F:p:d:UKo:vh", longopts, NULL)) != -1) {
-		int err = stackrun_parse_opt(&r->o, c, optarg);
+		int ret = stackcmd_parse_opt(&r->o, c, optarg);
 
-		if (err > 0)
+		if (ret == 1)
 			continue;
-		if (err < 0)
-			return 2;
+		if (ret < 0)
+			return -ret;
 		switch (c) {
 		case 'F':
 			if (parse_long(optarg, 1, MAX_HZ, &r->hz)) {
@@ -91,12 +84,33 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 			return 2;
 		}
 	}
-	return stackrun_finish_opts(&r->o, argc - optind, argv + optind);
+	return stackcmd_finish(&r->o, argc - optind, argv + optind);
 }
 
-/* One cpu-clock event per online CPU, each running on_sample. */
-static int attach_sampling(struct profile_run *r)
+/* One snapshot record: registers, kernel stack handle, stack bytes. */
+static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot *out, void *ctx)
 {
+	const struct profile_snapshot *h = data;
+
+	if (size < sizeof(*h) || h->size > size - sizeof(*h))
+		return false;
+	*out = (struct stack_snapshot){
+		.pid = h->pid, .gen = h->gen, .comm = h->comm, .kstack = h->kstack,
+		.regs = { h->ip, h->sp, h->bp }, .stack = h + 1, .size = h->size, .value = 1,
+	};
+	return true;
+}
+
+static bool snapshots_on(const struct profile_run *r)
+{
+	return r->o.unwind != UNWIND_FP && !r->o.kernel_only;
+}
+
+/* Load, fill the filter, then fork/exec tracking before sampling, so no
+ * generation is missed. */
+static int setup(struct profile_run *r, struct session *s, struct stackpipe *sp)
+{
+	struct profile_bpf *skel;
 	long max = perf_max_sample_rate();
 	int err;
 
@@ -105,105 +119,43 @@ static int attach_sampling(struct profile_run *r)
 		    r->hz, max);
 		return -EINVAL;
 	}
-	r->ncpus = cpus_online(&r->cpus);
-	if (r->ncpus < 0) {
-		msg("cannot list online CPUs: %s", strerror(-r->ncpus));
-		return r->ncpus;
-	}
-	r->pfds = calloc(r->ncpus, sizeof(*r->pfds));
-	r->links = calloc(r->ncpus, sizeof(*r->links));
-	if (!r->pfds || !r->links)
-		return -ENOMEM;
-	for (int i = 0; i < r->ncpus; i++) {
-		r->pfds[i] = perf_cpu_clock_open(r->cpus[i], r->hz);
-		if (r->pfds[i] < 0) {
-			err = r->pfds[i];
-			msg("cpu-clock event on CPU %d: %s", r->cpus[i], strerror(-err));
-			return err;
-		}
-		r->links[i] = bpf_program__attach_perf_event(r->skel->progs.on_sample, r->pfds[i]);
-		if (!r->links[i]) {
-			err = -errno;
-			msg("perf_event program on CPU %d: attach failed: %s", r->cpus[i],
-			    strerror(-err));
-			return err;
-		}
-	}
-	return 0;
-}
-
-static void detach_sampling(struct profile_run *r)
-{
-	for (int i = 0; r->links && i < r->ncpus; i++) {
-		bpf_link__destroy(r->links[i]);
-		r->links[i] = NULL;
-	}
-	for (int i = 0; r->pfds && i < r->ncpus; i++) {
-		if (r->pfds[i] > 0)
-			close(r->pfds[i]);
-		r->pfds[i] = -1;
-	}
-}
-
-/* One snapshot record: registers, kernel stack handle, stack bytes. */
-static bool decode_snapshot(const void *data, size_t size, struct stackrun_snapshot *out,
-			    void *ctx)
-{
-	const struct profile_snapshot *h = data;
-
-	if (size < sizeof(*h) || h->size > size - sizeof(*h))
-		return false;
-	*out = (struct stackrun_snapshot){
-		.pid = h->pid, .gen = h->gen, .comm = h->comm, .kstack = h->kstack,
-		.regs = { h->ip, h->sp, h->bp }, .stack = h + 1, .size = h->size, .value = 1,
-	};
-	return true;
-}
-
-static int setup(struct stackrun *sr, void *ctx)
-{
-	struct profile_run *r = ctx;
-	struct profile_bpf *skel;
-	int err;
-
 	skel = r->skel = profile_bpf__open();
 	if (!skel) {
 		err = -errno;
 		msg("cannot open the profile BPF object: %s", strerror(-err));
 		return err;
 	}
-	skel->rodata->filter_pids = stackrun_filtered(sr);
-	skel->rodata->follow_forks = stackrun_follows(sr);
+	skel->rodata->filter_pids = session_filtered(s);
+	skel->rodata->follow_forks = session_child(s) != 0;
 	skel->rodata->want_kernel = !r->o.user_only;
 	skel->rodata->want_user = !r->o.kernel_only;
-	skel->rodata->ustack_mode = r->o.unwind == UNWIND_FP ? USTACK_FP : USTACK_SNAPSHOT;
+	skel->rodata->ustack_mode = snapshots_on(r) ? USTACK_SNAPSHOT : USTACK_FP;
 	skel->rodata->snapshot_bytes = r->o.stack_size;
-	if (r->o.unwind == UNWIND_FP || r->o.kernel_only)
-		bpf_map__set_max_entries(skel->maps.snapshots, 4096);
+	if (snapshots_on(r))
+		bpf_map__set_max_entries(skel->maps.snapshot_scratch, libbpf_num_possible_cpus());
 	else
-		bpf_map__set_max_entries(skel->maps.snapshot_scratch,
-					 libbpf_num_possible_cpus());
+		bpf_map__set_max_entries(skel->maps.snapshots, 4096);
 	err = profile_bpf__load(skel);
 	if (err) {
 		msg("cannot load the profile BPF programs: %s (run as root; -v shows the verifier log)",
 		    strerror(-err));
 		return err;
 	}
-	err = stackrun_fill_targets(sr, bpf_map__fd(skel->maps.targets));
-	if (err)
-		return err;
-	if (r->o.unwind != UNWIND_FP && !r->o.kernel_only) {
-		err = stackrun_snapshots(sr, bpf_map__fd(skel->maps.snapshots), decode_snapshot, r);
-		if (err)
-			return err;
+	err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
+	if (!err && snapshots_on(r))
+		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
+					      decode_snapshot, r);
+	if (!err)
+		err = attach_program(s, skel->progs.on_fork);
+	if (!err)
+		err = attach_program(s, skel->progs.on_exec);
+	if (!err) {
+		int n = attach_perf_cpus(s, bpf_program__fd(skel->progs.on_sample),
+					 PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true, r->hz);
+
+		err = n < 0 ? n : 0;
 	}
-	/* fork/exec tracking before sampling, so no generation is missed */
-	err = profile_bpf__attach(skel);
-	if (err) {
-		msg("tp_btf sched_process_fork/exec: attach failed: %s", strerror(-err));
-		return err;
-	}
-	return attach_sampling(r);
+	return err;
 }
 
 static uint64_t stat_sum(struct profile_run *r, enum profile_stat idx)
@@ -222,49 +174,48 @@ static uint64_t recursion_misses(struct profile_run *r)
 	return info.recursion_misses;
 }
 
-static int collect(struct stackrun *sr, void *ctx)
+/* Counts are final: sampling was detached before this runs. */
+static int collect(struct profile_run *r, struct session *s, struct stackpipe *sp)
 {
-	struct profile_run *r = ctx;
 	int counts_fd = bpf_map__fd(r->skel->maps.counts);
 	int stacks_fd = bpf_map__fd(r->skel->maps.stacks);
-	const struct stackagg *unwound = stackrun_unwound(sr);
+	const struct stackagg *unwound = stackpipe_unwound(sp);
 	struct profile_key key, next, *prev = NULL;
-	struct stackrun_sample smp;
+	struct stack_sample smp;
 	__u64 count;
 	int err;
 
-	/* Counts are final: sampling was detached before this runs. */
 	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(counts_fd, &key, &count))
 			continue;
-		smp = (struct stackrun_sample){
+		smp = (struct stack_sample){
 			.pid = key.pid,
 			.gen = key.gen,
 			.value = count,
 		};
 		memcpy(smp.comm, key.comm, sizeof(key.comm));
 		smp.comm[sizeof(key.comm)] = 0;
-		smp.nk = stackrun_read_stack(stacks_fd, key.kstack, smp.kips);
-		smp.nu = stackrun_read_stack(stacks_fd, key.ustack, smp.uips);
+		smp.nk = stackpipe_read_stack(stacks_fd, key.kstack, smp.kips);
+		smp.nu = stackpipe_read_stack(stacks_fd, key.ustack, smp.uips);
 		/* the kernel's walk stops at its depth limit */
 		smp.utrunc = smp.nu == PROFILE_MAX_DEPTH;
-		err = stackrun_add(sr, &smp);
+		err = stackpipe_add(sp, &smp);
 		if (err)
 			return err;
 	}
 	for (size_t i = 0; unwound && i < stackagg_count(unwound); i++) {
 		const struct stackagg_entry *e = stackagg_get(unwound, i);
 
-		smp = (struct stackrun_sample){
+		smp = (struct stack_sample){
 			.pid = e->pid, .gen = e->gen, .value = e->value,
 			.nu = e->n, .utrunc = e->truncated,
 		};
 		memcpy(smp.comm, e->comm, sizeof(smp.comm));
 		memcpy(smp.uips, e->ips, e->n * sizeof(*e->ips));
-		smp.nk = stackrun_read_stack(stacks_fd, e->kstack, smp.kips);
-		err = stackrun_add(sr, &smp);
+		smp.nk = stackpipe_read_stack(stacks_fd, e->kstack, smp.kips);
+		err = stackpipe_add(sp, &smp);
 		if (err)
 			return err;
 	}
@@ -276,42 +227,52 @@ static int collect(struct stackrun *sr, void *ctx)
 	      (unsigned long long)stat_sum(r, PSTAT_SNAPSHOT_FAILED),
 	      (unsigned long long)stat_sum(r, PSTAT_DROPPED),
 	      (unsigned long long)recursion_misses(r));
-	stackrun_set_counts(sr, stat_sum(r, PSTAT_SAMPLES),
-			    stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),
-			    stackrun_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +
-				    stat_sum(r, PSTAT_SNAPSHOT_FAILED) + stat_sum(r, PSTAT_RING_FULL));
+	stackpipe_count(sp, s, "samples", stat_sum(r, PSTAT_SAMPLES),
+			stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),
+			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +
+				stat_sum(r, PSTAT_SNAPSHOT_FAILED) + stat_sum(r, PSTAT_RING_FULL));
 	return 0;
-}
-
-static void stop(struct stackrun *sr, void *ctx)
-{
-	detach_sampling(ctx);
 }
 
 int cmd_profile(int argc, char **argv)
 {
 	struct profile_run r = {};
-	struct stackrun_ops ops = {
-		.name = "profile",
-		.title = "CPU profile",
-		.setup = setup,
-		.stop = stop,
-		.collect = collect,
-		.unit = "samples",
-	};
+	struct stackpipe_opts po;
+	struct session *s = NULL;
+	struct stackpipe *sp = NULL;
 	char sub[128];
-	int ret;
+	int ret, err;
 
 	ret = parse_args(&r, argc, argv);
 	if (ret)
-		return ret < 0 ? 0 : ret;
-	snprintf(sub, sizeof(sub), "cpu-clock at %ld Hz", r.hz);
-	ops.subtitle = sub;
-	ret = stackrun_main(&ops, &r.o, &r);
-	detach_sampling(&r);
+		goto out;
+	po = stackcmd_pipe_opts(&r.o);
+	ret = 1;
+	s = session_new(&r.o.s);
+	if (!s || session_launch(s))
+		goto out;
+	sp = stackpipe_new(s, &po);
+	if (!sp)
+		goto out;
+	err = setup(&r, s, sp);
+	if (!err) {
+		stackpipe_start(sp);
+		err = session_run(s);
+	}
+	session_detach(s);
+	if (!err)
+		err = session_drain(s);
+	if (!err)
+		err = collect(&r, s, sp);
+	if (!err) {
+		snprintf(sub, sizeof(sub), "cpu-clock at %ld Hz", r.hz);
+		err = stackcmd_write(s, sp, &r.o, "CPU profile", sub, "samples", false);
+	}
+	ret = session_end(s, err);
+out:
+	stackpipe_free(sp);
+	session_free(s);
 	profile_bpf__destroy(r.skel);
-	free(r.cpus);
-	free(r.pfds);
-	free(r.links);
-	return ret;
+	session_opts_free(&r.o.s);
+	return ret < 0 ? 0 : ret;
 }

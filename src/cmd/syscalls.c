@@ -24,9 +24,9 @@
 #include "report/syslines.h"
 #include "syscall/decode.h"
 #include "syscall/table.h"
-#include "trace/launch.h"
-#include "trace/loop.h"
-#include "trace/ustacks.h"
+#include "stacks/pipeline.h"
+#include "trace/attach.h"
+#include "trace/session.h"
 
 static const char usage_text[] =
 "usage: stackscope syscalls [-p PID[,PID...]] [-f] [-e SYSCALL[,SYSCALL...]] [--failed]\n"
@@ -52,7 +52,6 @@ static const char usage_text[] =
 "  -v                 say more\n"
 "  -- CMD ARGS...     run CMD, gated until tracing is live; ends with it\n";
 
-#define TICK 0.1		/* seconds between drains without a wakeup */
 #define STACK_SLOTS 256		/* -k: unwound stacks waiting for their record */
 
 struct pending_stack {
@@ -64,30 +63,19 @@ struct pending_stack {
 
 struct sc_run {
 	/* options */
-	pid_t *pids;
-	int npids;
+	struct session_opts o;
 	bool follow, failed, stacks, summary, json;
 	const char *filter;	/* -e */
 	long min_us, strsize;
 	long buffer_size;
-	double duration;
-	const char *output;
-	char **cmd;
 	/* state */
 	struct sc_table *table;
 	struct syscalls_bpf *skel;
-	struct bpf_link *links[5];
-	int nlinks;
-	struct ring_buffer *rb;
-	struct output out;
-	struct launch child;
-	struct loop *loop;
-	struct ustacks *us;
+	struct stackpipe *sp;	/* -k */
 	struct pending_stack *pend;
 	struct syslines w;
 	uint64_t lost_seen;	/* the running loss total last reported */
 	uint64_t records;
-	int write_err;
 };
 
 static int parse_size(const char *arg, long *out)
@@ -119,19 +107,20 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	int c, n;
+	int c;
 
+	r->o.name = "syscalls";
 	r->strsize = 32;
 	r->buffer_size = 8L << 20;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:fe:s:kcd:o:vh", longopts, NULL)) != -1) {
+		int ret = session_parse_opt(&r->o, c, optarg);
+
+		if (ret == 1)
+			continue;
+		if (ret < 0)
+			return -ret;
 		switch (c) {
-		case 'p':
-			n = parse_pid_list(optarg, &r->pids);
-			if (n < 0)
-				return n == -ESRCH ? 1 : 2;
-			r->npids = n;
-			break;
 		case 'f':
 			r->follow = true;
 			break;
@@ -159,12 +148,6 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 		case 'c':
 			r->summary = true;
 			break;
-		case 'd':
-			if (parse_seconds(optarg, &r->duration)) {
-				msg("-d %s: expected seconds", optarg);
-				return 2;
-			}
-			break;
 		case 'j':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
 				msg("--format %s: expected text or json", optarg);
@@ -178,12 +161,6 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'o':
-			r->output = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
 		case 'h':
 			printf(usage_text);
 			return -1;
@@ -192,13 +169,10 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		if (r->npids) {
-			msg("-p and a command exclude each other");
-			return 2;
-		}
-		r->cmd = argv + optind;
-	}
+	if (optind < argc)
+		r->o.cmd = argv + optind;
+	if (session_check_opts(&r->o))
+		return 2;
 	if (r->summary && r->stacks) {
 		msg("-c and -k exclude each other (-c writes no lines to put stacks under)");
 		return 2;
@@ -226,20 +200,6 @@ static int fill_specs(struct sc_run *r)
 			memset(spec.args, 0, sizeof(spec.args));
 		}
 		if (bpf_map_update_elem(fd, &nr, &spec, BPF_ANY))
-			return -errno;
-	}
-	return 0;
-}
-
-static int fill_targets(struct sc_run *r)
-{
-	int fd = bpf_map__fd(r->skel->maps.targets);
-	__u8 on = 1, gated = 2;	/* TARGET_ON, TARGET_PRE_EXEC */
-
-	for (int i = 0; i <= r->npids; i++) {
-		__u32 pid = i < r->npids ? (__u32)r->pids[i] : (__u32)r->child.pid;
-
-		if (pid && bpf_map_update_elem(fd, &pid, i < r->npids ? &on : &gated, BPF_ANY))
 			return -errno;
 	}
 	return 0;
@@ -274,7 +234,7 @@ static void print_call(struct sc_run *r, const struct sc_record *rec, size_t siz
 	}
 	ps = stack_slot(r, rec->tid);
 	if (ps->tid == rec->tid && ps->n > 0) {
-		int n = ustacks_symbolize(r->us, rec->pid, rec->gen, ps->ips, ps->n, names);
+		int n = stackpipe_symbolize_user(r->sp, rec->pid, rec->gen, ps->ips, ps->n, names);
 
 		/* innermost first, as strace -k */
 		for (int i = 0; i < n; i++)
@@ -301,8 +261,8 @@ static int on_record(void *arg, void *data, size_t size)
 			struct unwind_regs regs = { .ip = st->ip, .sp = st->sp, .bp = st->bp };
 
 			ps->tid = st->tid;
-			ps->n = ustacks_unwind(r->us, st->pid, st->gen, &regs, st + 1, st->size,
-					       ps->ips, UNWIND_MAX_DEPTH, &ps->truncated);
+			ps->n = stackpipe_unwind(r->sp, st->pid, st->gen, &regs, st + 1, st->size,
+						 ps->ips, UNWIND_MAX_DEPTH, &ps->truncated);
 		}
 		return 0;
 	case SC_REC_CALL:
@@ -320,53 +280,6 @@ static int on_record(void *arg, void *data, size_t size)
 		return 0;
 	}
 	return 0;
-}
-
-static int drain(void *arg)
-{
-	struct sc_run *r = arg;
-	int err;
-
-	if (r->us)
-		ustacks_service(r->us);
-	err = ring_buffer__consume(r->rb);
-	if (err < 0) {
-		msg("reading syscall records: %s", strerror(-err));
-		return err;
-	}
-	if (fflush(r->out.f) && !r->write_err) {
-		r->write_err = -errno;
-		msg("%s: write failed: %s", r->output ? r->output : "stdout", strerror(errno));
-		return r->write_err;
-	}
-	return 0;
-}
-
-static int attach(struct sc_run *r)
-{
-	struct bpf_program *progs[] = {
-		r->skel->progs.on_sys_enter, r->skel->progs.on_sys_exit, r->skel->progs.on_exit,
-		r->skel->progs.on_fork, r->skel->progs.on_exec,
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
-		struct bpf_link *l = bpf_program__attach(progs[i]);
-
-		if (!l) {
-			int err = -errno;
-
-			msg("attach %s: %s", bpf_program__name(progs[i]), strerror(-err));
-			return err;
-		}
-		r->links[r->nlinks++] = l;
-	}
-	return 0;
-}
-
-static void detach(struct sc_run *r)
-{
-	while (r->nlinks > 0)
-		bpf_link__destroy(r->links[--r->nlinks]);
 }
 
 /* The calls still open when tracing stops, queued unfinished. */
@@ -393,10 +306,11 @@ static void flush_open_calls(struct sc_run *r)
 	bpf_link__destroy(l);
 }
 
-static int setup(struct sc_run *r)
+static int setup(struct sc_run *r, struct session *s)
 {
 	struct syscalls_bpf *skel;
 	long ncpu = libbpf_num_possible_cpus();
+	FILE *out;
 	int err;
 
 	r->table = sc_table_load();
@@ -415,7 +329,7 @@ static int setup(struct sc_run *r)
 	skel->rodata->min_ns = r->min_us * 1000ULL;
 	skel->rodata->count_only = r->summary;
 	skel->rodata->with_stacks = r->stacks;
-	skel->rodata->filter_pids = r->npids || r->cmd;
+	skel->rodata->filter_pids = session_filtered(s);
 	skel->rodata->follow_forks = r->follow;
 	skel->rodata->nr_execve = sc_table_lookup(r->table, "execve");
 	skel->rodata->nr_execveat = sc_table_lookup(r->table, "execveat");
@@ -444,39 +358,36 @@ static int setup(struct sc_run *r)
 		return err;
 	}
 	err = fill_specs(r);
+	if (!err)
+		err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
 	if (err)
 		return err;
-	err = fill_targets(r);
-	if (err) {
-		msg("filling the pid filter: %s", strerror(-err));
-		return err;
+	if (r->stacks) {
+		/* before the records, so mappings are current when a stack is unwound */
+		r->pend = calloc(STACK_SLOTS, sizeof(*r->pend));
+		r->sp = stackpipe_new(s, &(struct stackpipe_opts){ .user = true,
+								   .unwind = UNWIND_AUTO });
+		if (!r->pend || !r->sp)
+			return -ENOMEM;
 	}
 	if (!r->summary) {
-		r->rb = ring_buffer__new(bpf_map__fd(skel->maps.records), on_record, r, NULL);
-		if (!r->rb) {
-			err = -errno;
-			msg("syscall record ring buffer: %s", strerror(-err));
-			return err;
-		}
-		err = loop_add_fd(r->loop, ring_buffer__epoll_fd(r->rb), drain, r);
-		if (err)
-			return err;
-		loop_set_tick(r->loop, TICK, drain, r);
-	}
-	if (r->stacks) {
-		r->pend = calloc(STACK_SLOTS, sizeof(*r->pend));
-		r->us = ustacks_new(r->pids, r->npids, r->cmd != NULL);
-		if (!r->pend || !r->us) {
-			err = -errno;
-			msg("user stacks: %s", strerror(-err));
-			return err;
-		}
-		err = loop_add_fd(r->loop, ustacks_fd(r->us), drain, r);
+		err = session_add_ringbuf(s, bpf_map__fd(skel->maps.records), on_record, r);
 		if (err)
 			return err;
 	}
-	syslines_init(&r->w, r->out.f, r->json, r->strsize);
-	return attach(r);
+	out = session_output(s);
+	if (!out)
+		return -errno;
+	syslines_init(&r->w, out, r->json, r->strsize);
+	struct bpf_program *progs[] = {
+		skel->progs.on_sys_enter, skel->progs.on_sys_exit, skel->progs.on_exit,
+		skel->progs.on_fork, skel->progs.on_exec,
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(progs) && !err; i++)
+		err = attach_program(s, progs[i]);
+	if (!err && r->sp)
+		stackpipe_start(r->sp);
+	return err;
 }
 
 /* Returns the calls counted. */
@@ -538,122 +449,61 @@ static void print_losses(struct sc_run *r, uint64_t lost)
 	fprintf(stderr, "%s\n", line);
 }
 
-static void finish(struct sc_run *r)
+/* After the capture stopped: the calls still open, what is queued, the
+ * table (-c) and the counts of the closing line. */
+static int finish(struct sc_run *r, struct session *s)
 {
 	int stats = bpf_map__fd(r->skel->maps.sc_stats);
-	uint64_t lost, filtered, nostore, stack_lost, counted = 0;
 	__u32 zero = 0;
 	__u64 total = 0;
+	int err = 0;
 
-	detach(r);
-	if (r->rb) {
+	if (!r->summary) {
 		flush_open_calls(r);
-		drain(r);
+		err = session_drain(s);
 		bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.lost_total), &zero, &total);
 		report_lost(r, total);
+		session_count(s, "records", r->records, 0);
+		session_count(s, "lost records", percpu_sum(stats, SCSTAT_LOST), SESSION_LOSS);
+	} else {
+		session_count(s, "calls counted in the kernel", print_summary_table(r), 0);
 	}
-	if (r->summary)
-		counted = print_summary_table(r);
-	fflush(r->out.f);
-	lost = percpu_sum(stats, SCSTAT_LOST);
-	filtered = percpu_sum(stats, SCSTAT_FILTERED);
-	nostore = percpu_sum(stats, SCSTAT_NO_STORAGE);
-	stack_lost = percpu_sum(stats, SCSTAT_STACK_LOST);
-	if (r->summary)
-		fprintf(stderr, "stackscope syscalls: %llu calls counted in the kernel",
-			(unsigned long long)counted);
-	else
-		fprintf(stderr, "stackscope syscalls: %llu records, %llu lost",
-			(unsigned long long)r->records, (unsigned long long)lost);
-	if (filtered)
-		fprintf(stderr, ", %llu filtered out", (unsigned long long)filtered);
-	if (nostore)
-		fprintf(stderr, " (%llu for want of memory)", (unsigned long long)nostore);
+	session_count(s, "filtered out", percpu_sum(stats, SCSTAT_FILTERED), SESSION_IF_ANY);
+	session_count(s, "records lost for want of memory", percpu_sum(stats, SCSTAT_NO_STORAGE),
+		      SESSION_LOSS | SESSION_IF_ANY);
 	if (r->stacks)
-		fprintf(stderr, ", %llu stacks lost", (unsigned long long)stack_lost);
-	if (r->output)
-		fprintf(stderr, ", wrote %s", r->output);
-	fputc('\n', stderr);
-	print_losses(r, lost);
+		session_count(s, "lost stacks", percpu_sum(stats, SCSTAT_STACK_LOST), SESSION_LOSS);
+	return err;
 }
 
 int cmd_syscalls(int argc, char **argv)
 {
 	struct sc_run r = {};
-	int ret = 1, err, end;
+	struct session *s = NULL;
+	int ret, err;
 
-	err = parse_args(&r, argc, argv);
-	if (err)
-		return err < 0 ? 0 : err;
-	libbpf_setup_print();
-	r.loop = loop_new();
-	if (!r.loop) {
-		msg("signals: %s", strerror(errno));
-		goto cleanup;
-	}
-	if (r.cmd) {
-		err = launch_start(&r.child, r.cmd);
-		if (err) {
-			msg("cannot run '%s': %s", r.cmd[0], strerror(-err));
-			goto cleanup;
-		}
-	}
-	err = output_open(&r.out, r.output);
-	if (err) {
-		msg("%s: cannot create: %s", r.output, strerror(-err));
-		goto cleanup;
-	}
-	err = setup(&r);
-	if (err)
-		goto cleanup;
-	if (r.duration > 0)
-		loop_set_duration(r.loop, r.duration);
-	for (int i = 0; i < r.npids; i++) {
-		err = loop_watch_pid(r.loop, r.pids[i]);
-		if (err && err != -ESRCH) {
-			msg("pid %d: cannot watch: %s", r.pids[i], strerror(-err));
-			goto cleanup;
-		}
-	}
-	if (r.cmd) {
-		err = loop_watch_pid(r.loop, r.child.pid);
-		if (!err)
-			err = launch_release(&r.child);
-		if (err) {
-			msg("cannot run '%s': %s", r.cmd[0], strerror(-err));
-			goto cleanup;
-		}
-	}
-	end = loop_run(r.loop);
-	if (end < 0)
-		msg("waiting: %s", strerror(-end));
-	if (end == LOOP_SIGNAL && r.child.pid && !r.child.reaped)
-		kill(r.child.pid, loop_signal(r.loop));
-	finish(&r);
-	err = output_close(&r.out, true);
-	r.out.f = NULL;
-	if (err) {
-		msg("%s: write failed: %s", r.output ? r.output : "stdout", strerror(-err));
-		goto cleanup;
-	}
-	ret = r.write_err ? 1 : 0;
-	if (r.child.pid) {
-		int status = launch_wait(&r.child);
-
-		if (!r.write_err)
-			ret = status;
-	}
-cleanup:
-	detach(&r);
-	if (r.out.f)
-		output_close(&r.out, false);
-	launch_abort(&r.child);
-	ring_buffer__free(r.rb);
+	ret = parse_args(&r, argc, argv);
+	if (ret)
+		goto out;
+	ret = 1;
+	s = session_new(&r.o);
+	if (!s || session_launch(s))
+		goto out;
+	err = setup(&r, s);
+	if (!err)
+		err = session_run(s);
+	session_detach(s);
+	if (!err)
+		err = finish(&r, s);
+	ret = session_end(s, err);
+	if (!err)
+		print_losses(&r, percpu_sum(bpf_map__fd(r.skel->maps.sc_stats), SCSTAT_LOST));
+out:
+	stackpipe_free(r.sp);
+	session_free(s);
 	syscalls_bpf__destroy(r.skel);
-	ustacks_free(r.us);
 	free(r.pend);
-	loop_free(r.loop);
 	sc_table_free(r.table);
-	free(r.pids);
-	return ret;
+	session_opts_free(&r.o);
+	return ret < 0 ? 0 : ret;
 }

@@ -9,8 +9,6 @@
 #include "common.h"
 #include "trace/loop.h"
 
-#define LOOP_MAX_FDS 64
-
 struct loop_fd {
 	int fd;
 	int (*cb)(void *ctx);	/* NULL: a pidfd */
@@ -21,8 +19,9 @@ struct loop_fd {
 struct loop {
 	sigset_t old_mask;
 	int sfd;
-	struct loop_fd fds[LOOP_MAX_FDS];
-	int nfds, npids;
+	struct loop_fd *fds;	/* grown as fds are added */
+	struct pollfd *pfd;	/* the signalfd, then one per fds[] */
+	int nfds, cap, npids;
 	double duration;	/* 0 = none */
 	double tick;
 	int (*tick_cb)(void *ctx);
@@ -65,23 +64,48 @@ void loop_free(struct loop *lp)
 			close(lp->fds[i].fd);
 	close(lp->sfd);
 	sigprocmask(SIG_SETMASK, &lp->old_mask, NULL);
+	free(lp->fds);
+	free(lp->pfd);
 	free(lp);
+}
+
+static int reserve(struct loop *lp)
+{
+	struct loop_fd *f;
+	struct pollfd *p;
+	int cap;
+
+	if (lp->nfds < lp->cap)
+		return 0;
+	cap = lp->cap ? lp->cap * 2 : 16;
+	f = realloc(lp->fds, cap * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	lp->fds = f;
+	p = realloc(lp->pfd, (cap + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	lp->pfd = p;
+	lp->cap = cap;
+	return 0;
 }
 
 int loop_add_fd(struct loop *lp, int fd, int (*cb)(void *ctx), void *ctx)
 {
-	if (lp->nfds == LOOP_MAX_FDS)
-		return -E2BIG;
+	int err = reserve(lp);
+
+	if (err)
+		return err;
 	lp->fds[lp->nfds++] = (struct loop_fd){ .fd = fd, .cb = cb, .ctx = ctx };
 	return 0;
 }
 
 int loop_watch_pid(struct loop *lp, pid_t pid)
 {
-	int fd;
+	int fd, err = reserve(lp);
 
-	if (lp->nfds == LOOP_MAX_FDS)
-		return -E2BIG;
+	if (err)
+		return err;
 	fd = syscall(SYS_pidfd_open, pid, 0);
 	if (fd < 0)
 		return -errno;
@@ -110,7 +134,11 @@ int loop_signal(const struct loop *lp)
 int loop_run(struct loop *lp)
 {
 	double start = now_sec(), next_tick = start + lp->tick;
-	struct pollfd pfd[LOOP_MAX_FDS + 1];
+	struct pollfd *pfd;
+
+	if (reserve(lp))
+		return -ENOMEM;
+	pfd = lp->pfd;
 
 	for (;;) {
 		double t = now_sec(), wait = 3600;

@@ -95,7 +95,7 @@ test_tree_with_arguments_recursion_longjmp_threads() {
 		awk '/^  \|  (main|worker)\(/ { n++ } { b[n] = b[n] $0 "\n" } END { for (i = 1; i <= n; i++) printf "%s%c", b[i], 0 }' |
 		sort -z | tr -d '\0' >want.txt
 	diff -u want.txt got.txt >diff.txt || fail "tree differs: $(head -30 diff.txt)"
-	grep -q '^stackscope graph: 46 calls traced, 23 functions probed (23 with DWARF signatures), 0 lost events' err.txt ||
+	grep -q '^stackscope graph: 46 calls traced, 23 functions probed, 23 with DWARF signatures, 0 lost events' err.txt ||
 		fail "summary: $(cat err.txt)"
 }
 

@@ -2,8 +2,8 @@
  * here: count per (process, generation, thread name, kernel stack handle,
  * user stack, truncated).  The in-kernel `counts` map does the same for
  * stacks the kernel took whole. */
-#ifndef STACKSCOPE_TRACE_STACKAGG_H
-#define STACKSCOPE_TRACE_STACKAGG_H
+#ifndef STACKSCOPE_STACKS_STACKAGG_H
+#define STACKSCOPE_STACKS_STACKAGG_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "strpool.h"
-#include "trace/stackagg.h"
+#include "stacks/stackagg.h"
 
 struct stackagg {
 	struct stackagg_entry *v;	/* entries, in arrival order */

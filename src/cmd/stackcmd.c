@@ -1,0 +1,126 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "common.h"
+#include "cmd/stackcmd.h"
+
+void stackcmd_init(struct stackcmd_opts *o, const char *name)
+{
+	*o = (struct stackcmd_opts){ .s.name = name, .format = -1, .stack_size = 16384 };
+}
+
+int stackcmd_parse_opt(struct stackcmd_opts *o, int c, const char *arg)
+{
+	int ret = session_parse_opt(&o->s, c, arg);
+
+	if (ret)
+		return ret;
+	switch (c) {
+	case 'U':
+		o->user_only = true;
+		return 1;
+	case 'K':
+		o->kernel_only = true;
+		return 1;
+	case 'O':
+		o->offsets = true;
+		return 1;
+	case 'W':
+		if (unwind_mode_parse(arg, &o->unwind)) {
+			msg("--unwind %s: expected auto, fp or tables", arg);
+			return -2;
+		}
+		return 1;
+	case 'S':
+		if (parse_long(arg, 512, SNAPSHOT_MAX, &o->stack_size)) {
+			msg("--stack-size %s: expected bytes, 512 to %d", arg, SNAPSHOT_MAX);
+			return -2;
+		}
+		return 1;
+	case 'f':
+		if (!strcmp(arg, "svg")) {
+			o->format = STACKPIPE_SVG;
+		} else if (!strcmp(arg, "folded")) {
+			o->format = STACKPIPE_FOLDED;
+		} else {
+			msg("--format %s: expected svg or folded", arg);
+			return -2;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv)
+{
+	if (o->user_only && o->kernel_only) {
+		msg("-U and -K exclude each other (user-only, kernel-only stacks)");
+		return 2;
+	}
+	if (argc > 0)
+		o->s.cmd = argv;
+	if (session_check_opts(&o->s))
+		return 2;
+	if (o->format < 0) {
+		const char *out = o->s.output;
+		size_t len = out ? strlen(out) : 0;
+
+		o->format = len > 4 && !strcmp(out + len - 4, ".svg") ? STACKPIPE_SVG
+								       : STACKPIPE_FOLDED;
+	}
+	if (o->format == STACKPIPE_SVG && !o->s.output && isatty(STDOUT_FILENO)) {
+		msg("--format svg: give -o FILE.svg (not writing SVG to a terminal)");
+		return 2;
+	}
+	return 0;
+}
+
+struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o)
+{
+	return (struct stackpipe_opts){
+		.kernel = !o->user_only,
+		.user = !o->kernel_only,
+		.offsets = o->offsets,
+		.unwind = o->unwind,
+	};
+}
+
+static void make_title(const struct stackcmd_opts *o, const char *what, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s: ", what);
+
+	if (o->s.cmd) {
+		for (char **a = o->s.cmd; *a && n < (int)size; a++)
+			n += snprintf(buf + n, size - n, "%s%s", a == o->s.cmd ? "" : " ", *a);
+	} else if (o->s.npids) {
+		n += snprintf(buf + n, size - n, "pid");
+		for (int i = 0; i < o->s.npids && n < (int)size; i++)
+			n += snprintf(buf + n, size - n, "%s%d", i ? "," : " ", o->s.pids[i]);
+	} else {
+		snprintf(buf + n, size - n, "all processes");
+	}
+}
+
+int stackcmd_write(struct session *s, struct stackpipe *sp, const struct stackcmd_opts *o,
+		   const char *title, const char *subtitle, const char *unit, bool cool)
+{
+	char t[256], sub[256], when[32];
+	struct stackpipe_report r = { .format = o->format, .title = t, .subtitle = sub,
+				      .unit = unit, .cool = cool };
+	time_t now = time(NULL);
+	FILE *f = session_output(s);
+	int err;
+
+	if (!f)
+		return -errno;
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now));
+	make_title(o, title, t, sizeof(t));
+	snprintf(sub, sizeof(sub), "%s, %.2f s, %s", subtitle, session_elapsed(s), when);
+	err = stackpipe_write(sp, f, &r);
+	if (err)
+		msg("%s: write failed: %s", o->s.output ? o->s.output : "stdout", strerror(-err));
+	return err;
+}

@@ -1,0 +1,43 @@
+/* What the stack commands (profile, offcpu) share at the command level:
+ * the stack options and the written report.  The run itself is the
+ * session's (trace/session.h), the stacks the pipeline's
+ * (stacks/pipeline.h). */
+#ifndef STACKSCOPE_CMD_STACKCMD_H
+#define STACKSCOPE_CMD_STACKCMD_H
+#include <stdbool.h>
+#include "stacks/pipeline.h"
+#include "trace/session.h"
+#include "unwind/unwind.h"
+
+struct stackcmd_opts {
+	struct session_opts s;	/* -p -d -o -v, -- CMD */
+	bool user_only;		/* -U */
+	bool kernel_only;	/* -K */
+	bool offsets;		/* --offsets */
+	int format;		/* --format: -1 from the file name, else STACKPIPE_* */
+	enum unwind_mode unwind;	/* --unwind */
+	long stack_size;	/* --stack-size: bytes of user stack copied */
+};
+
+/* Long options every stack command takes (getopt_long entries). */
+#define STACKCMD_LONGOPTS                                            \
+	{ "format", required_argument, NULL, 'f' },                  \
+	{ "offsets", no_argument, NULL, 'O' },                       \
+	{ "unwind", required_argument, NULL, 'W' },                  \
+	{ "stack-size", required_argument, NULL, 'S' }
+
+void stackcmd_init(struct stackcmd_opts *o, const char *name);
+/* 1 handled, 0 not one of them, else minus an exit status (said). */
+int stackcmd_parse_opt(struct stackcmd_opts *o, int c, const char *arg);
+/* Checks the whole and takes the command; 0 or 2 (said). */
+int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv);
+/* The pipeline these options ask for. */
+struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o);
+
+/* Writes the stacks to the session's output as folded or SVG:
+ * title "TITLE: CMD" (or the pids, or all processes), subtitle
+ * "SUBTITLE, N.NN s, DATE".  0 or -errno (said). */
+int stackcmd_write(struct session *s, struct stackpipe *sp, const struct stackcmd_opts *o,
+		   const char *title, const char *subtitle, const char *unit, bool cool);
+
+#endif

@@ -1,0 +1,128 @@
+/* The one stack pipeline, shared by every command that shows stacks
+ * (profile, offcpu, syscalls -k) and the language:
+ *
+ *   capture (BPF) -> snapshot decode -> unwind -> aggregate -> symbolize
+ *                                                  -> struct stacks -> writers
+ *
+ * assembled once over the side-band (exits, execs and mmaps while the
+ * run lasts), the process table, the per-binary symbol and unwind caches,
+ * and kallsyms (read on a thread while the capture runs).  A stack taken
+ * whole by the kernel is read from the BPF stack store (bpf/stacks.h) by
+ * handle; a user-stack snapshot is unwound here with the binary's tables,
+ * either aggregated (stackpipe_add_snapshots) or one at a time as records
+ * stream (stackpipe_unwind). */
+#ifndef STACKSCOPE_STACKS_PIPELINE_H
+#define STACKSCOPE_STACKS_PIPELINE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "bpf/profile.h"
+#include "report/stacks.h"
+#include "stacks/stackagg.h"
+#include "unwind/unwind.h"
+
+struct session;
+
+struct stackpipe_opts {
+	bool kernel;		/* kernel frames wanted: kallsyms is read */
+	bool user;		/* user frames wanted: side-band, /proc, unwinding */
+	bool offsets;		/* kernel frames as func+0xOFF */
+	enum unwind_mode unwind;
+};
+
+/* One aggregated stack as a capture read it, for stackpipe_add(). */
+struct stack_sample {
+	uint32_t pid, gen;
+	char comm[17];
+	int nk, nu;			/* depth; 0 none; -1 lost */
+	bool utrunc;			/* the user chain is incomplete */
+	uint64_t kips[PROFILE_MAX_DEPTH];	/* innermost first */
+	uint64_t uips[UNWIND_MAX_DEPTH];
+	uint64_t value;
+	/* offcpu --wakers: the thread that woke this one, folded first,
+	 * then a "--" frame, then the blocked thread */
+	bool has_waker;
+	uint32_t waker_pid, waker_gen;
+	char waker_comm[17];
+	int wnk, wnu;
+	uint64_t wkips[PROFILE_MAX_DEPTH];
+	uint64_t wuips[PROFILE_MAX_DEPTH];
+};
+
+/* A user-stack snapshot as a BPF program queued it. */
+struct stack_snapshot {
+	uint32_t pid, gen;
+	const char *comm;		/* up to 16 bytes, maybe unterminated */
+	uint64_t kstack;		/* handle into the BPF `stacks` map */
+	struct unwind_regs regs;
+	const void *stack;		/* size bytes copied from regs.sp */
+	size_t size;
+	uint64_t value;			/* what it counts: 1 sample, ns blocked */
+	const void *extra;		/* more key bytes (a waker), may be NULL */
+	size_t extra_len;
+};
+
+/* Reads one ring-buffer record into *out; false skips a malformed one. */
+typedef bool (*stackpipe_decode_fn)(const void *data, size_t size, struct stack_snapshot *out,
+				    void *ctx);
+
+struct stackpipe;
+
+/* Opens the side-band now (user frames wanted), so no mapping falls
+ * between it and the later read of /proc, and adds its drain step to the
+ * session.  NULL with errno (said). */
+struct stackpipe *stackpipe_new(struct session *s, const struct stackpipe_opts *o);
+void stackpipe_free(struct stackpipe *sp);
+
+/* Snapshots queued in a BPF ring buffer, decoded, unwound at once (while
+ * the process's mappings are current) and aggregated: stackpipe_unwound()
+ * gives them back.  Call before the capture is attached. */
+int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_decode_fn decode,
+			    void *ctx);
+/* Once the capture is attached: the address spaces of the processes that
+ * exist now (the session's -p pids, or all when it follows no command),
+ * and kallsyms on a thread. */
+void stackpipe_start(struct stackpipe *sp);
+const struct stackagg *stackpipe_unwound(const struct stackpipe *sp);
+
+/* Streaming: unwinds one copied stack now; returns the depth written to
+ * ips, innermost first. */
+int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint32_t gen,
+		     const struct unwind_regs *regs, const void *stack, size_t size, uint64_t *ips,
+		     int max, bool *truncated);
+/* Names for ips (innermost first), written outermost first; returns n. */
+int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint32_t gen,
+			     const uint64_t *ips, int n, const char **names);
+
+/* Reads a stack from a BPF `stacks` map by handle into ips (innermost
+ * first); returns the depth, 0 for none, -1 for lost. */
+int stackpipe_read_stack(int stacks_fd, __u64 handle, uint64_t *ips);
+/* Stacks the BPF stack store could not record (its `stack_errors` map),
+ * every reason together; the split goes to -v. */
+uint64_t stackpipe_stack_errors(int map_fd);
+
+/* Symbolizes a sample and adds it to the stacks model. */
+int stackpipe_add(struct stackpipe *sp, const struct stack_sample *smp);
+struct stacks *stackpipe_stacks(struct stackpipe *sp);
+
+/* How the stacks are drawn. */
+struct stackpipe_report {
+	enum { STACKPIPE_FOLDED, STACKPIPE_SVG } format;
+	const char *title;	/* "CPU profile: CMD" */
+	const char *subtitle;	/* "cpu-clock at 99 Hz, 5.00 s, DATE" */
+	const char *unit;	/* "samples", "us" */
+	bool cool;		/* the off-CPU palette */
+};
+/* Writes the stacks (sorted) to f; 0 or -errno. */
+int stackpipe_write(struct stackpipe *sp, FILE *f, const struct stackpipe_report *r);
+/* The closing line of a stack run:
+ *   N EVENTS, N stacks, N lost EVENTS, N lost stacks, N of M frames
+ *   unsymbolized[, N mmap/exec records lost]
+ * events: what was taken ("samples"); lost: never counted; lost_stacks:
+ * counted under a "[lost ... stack]" frame. */
+void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events,
+		     uint64_t taken, uint64_t lost, uint64_t lost_stacks);
+
+#endif

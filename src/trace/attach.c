@@ -1,0 +1,177 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "trace/attach.h"
+#include "trace/perf.h"
+#include "trace/session.h"
+
+static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	int fd = syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* prog_fd on the perf event pfd (owned by the session from here on),
+ * then the event enabled. */
+static int link_perf(struct session *s, int prog_fd, int pfd, uint64_t cookie)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = cookie);
+	int err, lfd;
+
+	err = session_own_fd(s, pfd);
+	if (err)
+		return err;
+	lfd = bpf_link_create(prog_fd, pfd, BPF_PERF_EVENT, &lo);
+	if (lfd < 0)
+		return -errno;
+	err = session_own_fd(s, lfd);
+	if (err)
+		return err;
+	if (ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0))
+		return -errno;
+	return 0;
+}
+
+int attach_perf_cpus(struct session *s, int prog_fd, uint32_t type, uint64_t config, bool freq,
+		     uint64_t n)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = type,
+		.config = config,
+		.freq = freq,
+		.sample_period = n,	/* sample_freq when freq: the same field */
+		.disabled = 1,
+	};
+	int *cpus, ncpus, err = 0;
+
+	ncpus = cpus_online(&cpus);
+	if (ncpus < 0) {
+		msg("cannot list online CPUs: %s", strerror(-ncpus));
+		return ncpus;
+	}
+	for (int i = 0; i < ncpus && !err; i++) {
+		int pfd = perf_open(&attr, -1, cpus[i]);
+
+		if (pfd < 0) {
+			err = pfd;
+			msg("perf event %u:%llu on CPU %d: %s", type, (unsigned long long)config,
+			    cpus[i], strerror(-err));
+			break;
+		}
+		err = link_perf(s, prog_fd, pfd, 0);
+		if (err)
+			msg("perf_event program on CPU %d: attach failed: %s", cpus[i],
+			    strerror(-err));
+	}
+	free(cpus);
+	return err ? err : ncpus;
+}
+
+/* The PMU type of uprobes and the config bit of a return probe, read
+ * from sysfs once. */
+static int uprobe_pmu(int *type, int *ret_bit)
+{
+	static int t = -1, bit = -1;
+	char buf[64];
+	FILE *f;
+
+	if (t < 0) {
+		f = fopen("/sys/bus/event_source/devices/uprobe/type", "re");
+		if (!f)
+			return -errno;
+		if (fscanf(f, "%d", &t) != 1)
+			t = -1;
+		fclose(f);
+		f = fopen("/sys/bus/event_source/devices/uprobe/format/retprobe", "re");
+		if (f) {
+			if (fgets(buf, sizeof(buf), f) && !strncmp(buf, "config:", 7))
+				bit = atoi(buf + 7);
+			fclose(f);
+		}
+		if (t < 0 || bit < 0 || bit > 63) {
+			t = -1;
+			return -ENOENT;
+		}
+	}
+	*type = t;
+	*ret_bit = bit;
+	return 0;
+}
+
+int attach_uprobe(struct session *s, int prog_fd, const char *path, uint64_t offset, pid_t pid,
+		  uint64_t cookie, bool retprobe, const char *what)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int type = 0, bit = 0, pfd, err;
+
+	err = uprobe_pmu(&type, &bit);
+	if (err) {
+		msg("%s %s: the kernel has no uprobe event source: %s",
+		    retprobe ? "uretprobe" : "uprobe", what, strerror(-err));
+		return err;
+	}
+	attr.type = type;
+	attr.config = retprobe ? 1ULL << bit : 0;
+	attr.config1 = (uint64_t)(uintptr_t)path;	/* uprobe_path */
+	attr.config2 = offset;				/* probe_offset */
+	/* every process: perf wants a CPU then, and any one will do */
+	pfd = perf_open(&attr, pid > 0 ? pid : -1, pid > 0 ? -1 : 0);
+	if (pfd < 0) {
+		err = pfd;
+	} else {
+		err = link_perf(s, prog_fd, pfd, cookie);
+	}
+	if (err)
+		msg("%s %s: attach failed: %s", retprobe ? "uretprobe" : "uprobe", what,
+		    strerror(-err));
+	return err;
+}
+
+int attach_tp_btf(struct session *s, int prog_fd, const char *what)
+{
+	int fd = bpf_link_create(prog_fd, 0, BPF_TRACE_RAW_TP, NULL);
+
+	if (fd < 0) {
+		int err = -errno;
+
+		msg("tp_btf %s: attach failed: %s", what, strerror(-err));
+		return err;
+	}
+	return session_own_fd(s, fd);
+}
+
+int attach_raw_tracepoint(struct session *s, int prog_fd, const char *name)
+{
+	int fd = bpf_raw_tracepoint_open(name, prog_fd);
+
+	if (fd < 0) {
+		int err = -errno;
+
+		msg("raw_tracepoint %s: attach failed: %s", name, strerror(-err));
+		return err;
+	}
+	return session_own_fd(s, fd);
+}
+
+int attach_program(struct session *s, struct bpf_program *prog)
+{
+	struct bpf_link *l = bpf_program__attach(prog);
+
+	if (!l) {
+		int err = -errno;
+
+		msg("%s %s: attach failed: %s", bpf_program__section_name(prog),
+		    bpf_program__name(prog), strerror(-err));
+		return err;
+	}
+	return session_own_link(s, l);
+}

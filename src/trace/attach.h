@@ -1,0 +1,36 @@
+/* Attaching BPF programs, with plain arguments: a program fd and where.
+ * Every link and perf event fd is handed to the session, which releases
+ * them (newest first) when the run stops or fails; links are fd-owned, so
+ * a killed stackscope leaves nothing attached.  Each failure is said once
+ * here, naming the probe: "uprobe /usr/bin/x:0x1139: attach failed: why".
+ * These are what the commands and the language's probe providers call. */
+#ifndef STACKSCOPE_TRACE_ATTACH_H
+#define STACKSCOPE_TRACE_ATTACH_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct session;
+
+/* A perf event on every online CPU, all tasks, each running prog_fd:
+ * type/config as perf_event_attr (PERF_TYPE_SOFTWARE,
+ * PERF_COUNT_SW_CPU_CLOCK), sampling freq per second when freq, else every
+ * period events.  Returns the number of CPUs or -errno. */
+int attach_perf_cpus(struct session *s, int prog_fd, uint32_t type, uint64_t config, bool freq,
+		     uint64_t n);
+
+/* A uprobe (or uretprobe) at a file offset of path, for pid (-1: every
+ * process), with a BPF cookie; what names it in messages ("libc:malloc"). */
+int attach_uprobe(struct session *s, int prog_fd, const char *path, uint64_t offset, pid_t pid,
+		  uint64_t cookie, bool retprobe, const char *what);
+
+/* A program loaded as tp_btf (BPF_PROG_TYPE_TRACING, attach target set at
+ * load) or raw_tracepoint (name given). */
+int attach_tp_btf(struct session *s, int prog_fd, const char *what);
+int attach_raw_tracepoint(struct session *s, int prog_fd, const char *name);
+
+/* A libbpf program attached by its section (skeleton programs). */
+struct bpf_program;
+int attach_program(struct session *s, struct bpf_program *prog);
+
+#endif

@@ -1,0 +1,461 @@
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "bpf/targets.h"
+#include "report/output.h"
+#include "trace/launch.h"
+#include "trace/loop.h"
+#include "trace/session.h"
+
+#define DEFAULT_TICK 0.1
+
+/* A link or a perf event fd the session releases. */
+struct owned {
+	struct bpf_link *link;	/* NULL: fd */
+	int fd;
+};
+
+struct drain_step {
+	int (*fn)(void *ctx);
+	void *ctx;
+};
+
+/* One item of the closing line. */
+struct count {
+	char *label;
+	uint64_t n;
+	unsigned flags;
+};
+
+struct session {
+	struct session_opts o;	/* a copy; pids and cmd stay the caller's */
+	struct loop *loop;
+	struct launch child;
+	struct owned *owned;
+	size_t nowned, owned_cap;
+	struct drain_step *steps;
+	size_t nsteps;
+	struct ring_buffer **rbs;
+	size_t nrbs;
+	struct output out;
+	bool out_open, write_failed;
+	struct count *counts;
+	size_t ncounts;
+	double elapsed;
+};
+
+int session_parse_opt(struct session_opts *o, int c, const char *arg)
+{
+	int n;
+
+	switch (c) {
+	case 'p':
+		if (o->pids) {
+			msg("-p given twice; list the pids as -p PID,PID");
+			return -2;
+		}
+		n = parse_pid_list(arg, &o->pids);
+		if (n < 0)
+			return n == -ESRCH ? -1 : -2;
+		o->npids = n;
+		return 1;
+	case 'd':
+		if (parse_seconds(arg, &o->duration)) {
+			msg("-d %s: expected a duration in seconds", arg);
+			return -2;
+		}
+		return 1;
+	case 'o':
+		o->output = arg;
+		return 1;
+	case 'v':
+		verbose++;
+		return 1;
+	}
+	return 0;
+}
+
+int session_check_opts(const struct session_opts *o)
+{
+	if (o->cmd && o->npids) {
+		msg("-p and a command exclude each other");
+		return 2;
+	}
+	return 0;
+}
+
+void session_opts_free(struct session_opts *o)
+{
+	free(o->pids);
+	o->pids = NULL;
+	o->npids = 0;
+}
+
+struct session *session_new(const struct session_opts *o)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		goto fail;
+	s->o = *o;
+	if (!s->o.tick)
+		s->o.tick = DEFAULT_TICK;
+	s->child.gate_fd = s->child.err_fd = -1;
+	libbpf_setup_print();
+	s->loop = loop_new();
+	if (!s->loop)
+		goto fail;
+	return s;
+fail:
+	msg("cannot set up the run: %s", strerror(errno));
+	session_free(s);
+	errno = ENOMEM;
+	return NULL;
+}
+
+const struct session_opts *session_opts(const struct session *s)
+{
+	return &s->o;
+}
+
+/* Many uprobes or CPUs take many fds; the command keeps the limit it had. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int session_launch(struct session *s)
+{
+	int err = 0;
+
+	if (s->o.cmd) {
+		err = launch_start(&s->child, s->o.cmd);
+		if (err)
+			msg("cannot run '%s': %s", s->o.cmd[0], strerror(-err));
+	}
+	raise_fd_limit();
+	return err;
+}
+
+pid_t session_child(const struct session *s)
+{
+	return s->child.pid;
+}
+
+bool session_filtered(const struct session *s)
+{
+	return s->o.npids > 0 || s->o.cmd;
+}
+
+int session_fill_targets(struct session *s, int map_fd)
+{
+	__u8 on = TARGET_ON, gated = TARGET_PRE_EXEC;
+	int err = 0;
+
+	for (int i = 0; i < s->o.npids && !err; i++) {
+		__u32 pid = s->o.pids[i];
+
+		if (bpf_map_update_elem(map_fd, &pid, &on, BPF_ANY))
+			err = -errno;
+	}
+	if (!err && s->child.pid) {
+		__u32 pid = s->child.pid;
+
+		if (bpf_map_update_elem(map_fd, &pid, &gated, BPF_ANY))
+			err = -errno;
+	}
+	if (err)
+		msg("filling the process filter: %s", strerror(-err));
+	return err;
+}
+
+static int own(struct session *s, struct bpf_link *link, int fd)
+{
+	if (s->nowned == s->owned_cap) {
+		size_t cap = s->owned_cap ? s->owned_cap * 2 : 16;
+		struct owned *n = realloc(s->owned, cap * sizeof(*n));
+
+		if (!n) {
+			if (link)
+				bpf_link__destroy(link);
+			else
+				close(fd);
+			return -ENOMEM;
+		}
+		s->owned = n;
+		s->owned_cap = cap;
+	}
+	s->owned[s->nowned++] = (struct owned){ link, fd };
+	return 0;
+}
+
+int session_own_link(struct session *s, struct bpf_link *link)
+{
+	return own(s, link, -1);
+}
+
+int session_own_fd(struct session *s, int fd)
+{
+	return own(s, NULL, fd);
+}
+
+void session_detach(struct session *s)
+{
+	while (s->nowned > 0) {
+		struct owned *o = &s->owned[--s->nowned];
+
+		if (o->link)
+			bpf_link__destroy(o->link);
+		else
+			close(o->fd);
+	}
+}
+
+static int drain_cb(void *ctx)
+{
+	return session_drain(ctx);
+}
+
+int session_add_drain(struct session *s, int (*fn)(void *ctx), void *ctx)
+{
+	struct drain_step *n = realloc(s->steps, (s->nsteps + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	s->steps = n;
+	s->steps[s->nsteps++] = (struct drain_step){ fn, ctx };
+	return 0;
+}
+
+int session_add_fd(struct session *s, int fd)
+{
+	return loop_add_fd(s->loop, fd, drain_cb, s);
+}
+
+static int consume(void *ctx)
+{
+	int n = ring_buffer__consume(ctx);
+
+	return n < 0 ? n : 0;
+}
+
+int session_add_ringbuf(struct session *s, int map_fd,
+			int (*cb)(void *ctx, void *data, size_t size), void *ctx)
+{
+	struct ring_buffer **n, *rb;
+	int err;
+
+	n = realloc(s->rbs, (s->nrbs + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->rbs = n;
+	rb = ring_buffer__new(map_fd, cb, ctx, NULL);
+	if (!rb) {
+		err = -errno;
+		msg("%s: ring buffer: %s", s->o.name, strerror(-err));
+		return err;
+	}
+	s->rbs[s->nrbs++] = rb;
+	err = session_add_drain(s, consume, rb);
+	if (!err)
+		err = loop_add_fd(s->loop, ring_buffer__epoll_fd(rb), drain_cb, s);
+	return err;
+}
+
+int session_drain(struct session *s)
+{
+	for (size_t i = 0; i < s->nsteps; i++) {
+		struct drain_step *st = &s->steps[i];
+		int err = st->fn(st->ctx);
+
+		if (err < 0)
+			return err;
+	}
+	if (s->out_open && fflush(s->out.f) && !s->write_failed) {
+		int err = -errno;
+
+		s->write_failed = true;
+		msg("%s: write failed: %s", s->o.output ? s->o.output : "stdout", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+FILE *session_output(struct session *s)
+{
+	int err;
+
+	if (s->out_open)
+		return s->out.f;
+	err = output_open(&s->out, s->o.output);
+	if (err) {
+		msg("%s: cannot create: %s", s->o.output, strerror(-err));
+		errno = -err;
+		return NULL;
+	}
+	s->out_open = true;
+	return s->out.f;
+}
+
+int session_run(struct session *s)
+{
+	double t0;
+	int err, end;
+
+	for (int i = 0; i < s->o.npids; i++) {
+		err = loop_watch_pid(s->loop, s->o.pids[i]);
+		if (err && err != -ESRCH) {
+			msg("pid %d: cannot watch: %s", s->o.pids[i], strerror(-err));
+			return err;
+		}
+	}
+	if (s->nsteps)
+		loop_set_tick(s->loop, s->o.tick, drain_cb, s);
+	if (s->o.duration > 0)
+		loop_set_duration(s->loop, s->o.duration);
+	if (s->child.pid) {
+		err = loop_watch_pid(s->loop, s->child.pid);
+		if (!err)
+			err = launch_release(&s->child);
+		if (err) {
+			msg("cannot run '%s': %s", s->o.cmd[0], strerror(-err));
+			return err;
+		}
+	}
+	t0 = now_sec();
+	end = loop_run(s->loop);
+	s->elapsed = now_sec() - t0;
+	if (end < 0) {
+		msg("waiting: %s", strerror(-end));
+		return end;
+	}
+	/* make sure the command ends when we were told to stop */
+	if (end == LOOP_SIGNAL && s->child.pid && !s->child.reaped)
+		kill(s->child.pid, loop_signal(s->loop));
+	return 0;
+}
+
+double session_elapsed(const struct session *s)
+{
+	return s->elapsed;
+}
+
+int session_signal(const struct session *s)
+{
+	return loop_signal(s->loop);
+}
+
+void session_count(struct session *s, const char *label, uint64_t n, unsigned flags)
+{
+	struct count *c;
+
+	for (size_t i = 0; i < s->ncounts; i++) {
+		if (!strcmp(s->counts[i].label, label)) {
+			c = &s->counts[i];
+			c->n = c->n + n < c->n ? UINT64_MAX : c->n + n;
+			c->flags |= flags;
+			return;
+		}
+	}
+	c = realloc(s->counts, (s->ncounts + 1) * sizeof(*c));
+	if (!c)
+		return;
+	s->counts = c;
+	c = &s->counts[s->ncounts];
+	c->label = strdup(label);
+	if (!c->label)
+		return;
+	c->n = n;
+	c->flags = flags;
+	s->ncounts++;
+}
+
+uint64_t session_lost(const struct session *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->ncounts; i++)
+		if (s->counts[i].flags & SESSION_LOSS)
+			n += s->counts[i].n;
+	return n;
+}
+
+static void closing_line(const struct session *s, bool wrote)
+{
+	const char *sep = " ";
+
+	fprintf(stderr, "stackscope %s:", s->o.name);
+	for (size_t i = 0; i < s->ncounts; i++) {
+		const struct count *c = &s->counts[i];
+
+		if ((c->flags & SESSION_IF_ANY) && !c->n)
+			continue;
+		fprintf(stderr, "%s%llu %s", sep, (unsigned long long)c->n, c->label);
+		sep = ", ";
+	}
+	if (wrote)
+		fprintf(stderr, "%swrote %s", sep, s->o.output);
+	fputc('\n', stderr);
+}
+
+int session_end(struct session *s, int err)
+{
+	int status;
+
+	if (s->out_open) {
+		int cerr = output_close(&s->out, !err && !s->write_failed);
+
+		s->out_open = false;
+		if (cerr && !err) {
+			msg("%s: write failed: %s", s->o.output ? s->o.output : "stdout",
+			    strerror(-cerr));
+			err = cerr;
+		}
+	}
+	if (s->write_failed && !err)
+		err = -EIO;
+	if (s->ncounts)		/* else the run never started */
+		closing_line(s, !err && s->o.output);
+	status = err ? 1 : 0;
+	if (s->child.gate_fd >= 0) {
+		launch_abort(&s->child);	/* never released: setup failed */
+	} else if (s->child.pid) {
+		int st = launch_wait(&s->child);
+
+		if (!err)
+			status = st;
+	}
+	return status;
+}
+
+void session_free(struct session *s)
+{
+	if (!s)
+		return;
+	session_detach(s);
+	if (s->out_open)
+		output_close(&s->out, false);
+	launch_abort(&s->child);
+	for (size_t i = 0; i < s->nrbs; i++)
+		ring_buffer__free(s->rbs[i]);
+	for (size_t i = 0; i < s->ncounts; i++)
+		free(s->counts[i].label);
+	free(s->counts);
+	free(s->rbs);
+	free(s->steps);
+	free(s->owned);
+	loop_free(s->loop);
+	free(s);
+}

@@ -6,7 +6,7 @@
  * it (taken at sched_waking) are part of the key. */
 #ifndef STACKSCOPE_BPF_OFFCPU_H
 #define STACKSCOPE_BPF_OFFCPU_H
-#include "bpf/profile.h"
+#include "bpf/stacks.h"
 
 struct offcpu_key {
 	__u32 pid, tid;		/* the blocked thread */

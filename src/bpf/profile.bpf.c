@@ -8,7 +8,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bpf/profile.h"
-#include "bpf/stackmap.bpf.h"
+#include "bpf/stacks.bpf.h"
 #include "bpf/procs.bpf.h"
 #include "bpf/snapshot.bpf.h"
 

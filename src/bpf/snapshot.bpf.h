@@ -4,7 +4,7 @@
  * up (one read across it would fail as a whole). */
 #ifndef STACKSCOPE_BPF_SNAPSHOT_BPF_H
 #define STACKSCOPE_BPF_SNAPSHOT_BPF_H
-#include "bpf/profile.h"
+#include "bpf/stacks.h"
 
 #define SNAP_PAGE 4096
 /* the buffer a copy goes to: the verifier sees copied + chunk */

@@ -272,7 +272,7 @@ static int add_wait(struct stackrun *sr, struct offcpu_run *r, const struct offc
 		memcpy(smp.uips, uips, nu * sizeof(*uips));
 	} else {
 		smp.nu = stackrun_read_stack(stacks_fd, key->ustack, smp.uips);
-		smp.utrunc = smp.nu == PROFILE_MAX_DEPTH;
+		smp.utrunc = smp.nu == STACK_MAX_DEPTH;
 	}
 	if (r->wakers) {
 		smp.has_waker = true;

@@ -249,7 +249,7 @@ static int collect(struct stackrun *sr, void *ctx)
 		smp.nk = stackrun_read_stack(stacks_fd, key.kstack, smp.kips);
 		smp.nu = stackrun_read_stack(stacks_fd, key.ustack, smp.uips);
 		/* the kernel's walk stops at its depth limit */
-		smp.utrunc = smp.nu == PROFILE_MAX_DEPTH;
+		smp.utrunc = smp.nu == STACK_MAX_DEPTH;
 		err = stackrun_add(sr, &smp);
 		if (err)
 			return err;

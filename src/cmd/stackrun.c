@@ -114,14 +114,14 @@ int stackrun_parse_opt(struct stackrun_opts *o, int c, const char *arg)
 
 int stackrun_read_stack(int stacks_fd, __u64 handle, uint64_t *ips)
 {
-	struct profile_stack st;
+	struct stack_trace st;
 
 	if (handle == STACK_NONE)
 		return 0;
 	if (handle == STACK_LOST || bpf_map_lookup_elem(stacks_fd, &handle, &st))
 		return -1;
-	if (st.nr > PROFILE_MAX_DEPTH)
-		st.nr = PROFILE_MAX_DEPTH;
+	if (st.nr > STACK_MAX_DEPTH)
+		st.nr = STACK_MAX_DEPTH;
 	memcpy(ips, st.ips, st.nr * sizeof(*ips));
 	return st.nr;
 }
@@ -241,7 +241,7 @@ static int thread_frames(struct stackrun *sr, struct frame *fr, const char *comm
 
 int stackrun_add(struct stackrun *sr, const struct stackrun_sample *smp)
 {
-	struct frame fr[2 * (3 + PROFILE_MAX_DEPTH) + 1 + UNWIND_MAX_DEPTH];
+	struct frame fr[2 * (3 + STACK_MAX_DEPTH) + 1 + UNWIND_MAX_DEPTH];
 	int n = 0;
 
 	if (smp->has_waker) {

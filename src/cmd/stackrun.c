@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "cmd/stackrun.h"
+#include "bpf/procs.h"
 #include "report/flamegraph.h"
 #include "report/folded.h"
 #include "report/output.h"
@@ -177,18 +178,18 @@ bool stackrun_follows(const struct stackrun *sr)
 
 int stackrun_fill_targets(struct stackrun *sr, int map_fd)
 {
-	__u8 one = 1;
+	__u8 on = TARGET_ON;
 
 	if (sr->child.pid) {
 		__u32 pid = sr->child.pid;
 
-		if (bpf_map_update_elem(map_fd, &pid, &one, BPF_ANY))
+		if (bpf_map_update_elem(map_fd, &pid, &on, BPF_ANY))
 			return -errno;
 	}
 	for (int i = 0; i < sr->o->npids; i++) {
 		__u32 pid = sr->o->pids[i];
 
-		if (bpf_map_update_elem(map_fd, &pid, &one, BPF_ANY))
+		if (bpf_map_update_elem(map_fd, &pid, &on, BPF_ANY))
 			return -errno;
 	}
 	return 0;

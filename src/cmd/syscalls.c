@@ -19,6 +19,7 @@
 #include "common.h"
 #include "cmd/cmds.h"
 #include "syscalls.skel.h"
+#include "bpf/procs.h"
 #include "bpf/syscalls.h"
 #include "report/output.h"
 #include "report/syslines.h"
@@ -234,7 +235,7 @@ static int fill_specs(struct sc_run *r)
 static int fill_targets(struct sc_run *r)
 {
 	int fd = bpf_map__fd(r->skel->maps.targets);
-	__u8 on = 1, gated = 2;	/* TARGET_ON, TARGET_PRE_EXEC */
+	__u8 on = TARGET_ON, gated = TARGET_PRE_EXEC;
 
 	for (int i = 0; i <= r->npids; i++) {
 		__u32 pid = i < r->npids ? (__u32)r->pids[i] : (__u32)r->child.pid;

@@ -35,14 +35,6 @@ struct start {
 	__u64 uip, usp;		/* user registers then (snapshot mode) */
 };
 
-/* A counted interval waiting for its thread to return to user space,
- * where its user stack is copied (snapshot mode). */
-struct pending {
-	struct offcpu_key key;
-	__u64 ns;
-	__u64 uip, usp;
-};
-
 /* Who woke a thread, taken at sched_waking in the waker's context. */
 struct waker {
 	__u32 pid;
@@ -76,7 +68,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, struct pending);
+	__type(value, struct offcpu_pending);
 } pending SEC(".maps");
 
 struct {
@@ -168,7 +160,7 @@ static __always_inline void flush(const struct offcpu_key *key, __u64 ns)
 static __always_inline void defer(const struct offcpu_key *key, __u64 delta, __u64 uip, __u64 usp)
 {
 	__u32 tid = key->tid;
-	struct pending *p = bpf_map_lookup_elem(&pending, &tid), n = {};
+	struct offcpu_pending *p = bpf_map_lookup_elem(&pending, &tid), n = {};
 
 	if (p) {
 		/* same place, same stacks, same waker (pid, tid, gen and
@@ -274,7 +266,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), cpu;
 	struct offcpu_snapshot_buf *b;
-	struct pending *p;
+	struct offcpu_pending *p;
 	__u32 size;
 
 	if (ustack_mode != USTACK_SNAPSHOT)

@@ -20,6 +20,16 @@ struct offcpu_key {
 	char waker_comm[TASK_COMM_LEN_];
 };
 
+/* A counted interval waiting for its thread to return to user space,
+ * where its user stack is copied (snapshot mode): the `pending` map, by
+ * tid.  User space counts those left at the end with key.ustack, the
+ * frame-pointer stack. */
+struct offcpu_pending {
+	struct offcpu_key key;
+	__u64 ns;		/* blocked time */
+	__u64 uip, usp;		/* user registers when it blocked */
+};
+
 /* A blocked interval whose user stack was taken when the thread returned
  * to user space (deferred: at sys_exit, its own context, the stack as it
  * was when it blocked), queued through the `snapshots` ring buffer,

@@ -334,7 +334,7 @@ static int collect(struct stackrun *sr, void *ctx)
 	 * where it blocked before the end): their frame-pointer stacks, or
 	 * none (a voluntary wait takes no frame-pointer walk) */
 	while (snapshots_on(r) && bpf_map_get_next_key(pending_fd, ptid, &ntid) == 0) {
-		struct { struct offcpu_key key; __u64 ns, uip, usp; } p;
+		struct offcpu_pending p;
 
 		tid = ntid;
 		ptid = &tid;

@@ -73,11 +73,6 @@ static __always_inline void fill_head(struct graph_head *h, __u32 kind, __u32 fi
 	h->nstr = 0;
 }
 
-struct graph_entry_strs {
-	struct graph_entry e;
-	char str[GRAPH_NREGS][GRAPH_STR_MAX];
-};
-
 /* Copies a string in sleepable context, where a page the program has not
  * touched yet is faulted in (kernel 6.12+); elsewhere an untouched page
  * reads as a fault. */

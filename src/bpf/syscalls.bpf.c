@@ -236,16 +236,11 @@ __noinline int put_strv(struct inflight *f, __u32 arg, __u64 uptr)
 	return 0;
 }
 
-struct iovec_ {
-	__u64 base;
-	__u64 len;
-};
-
 /* iovecs: the array, then the first bytes of each, `total` in all */
 __noinline int put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count, __u64 total)
 {
 	__u32 arg = argcap & 0xff, cap = argcap >> 8;
-	struct iovec_ iov[SC_IOV_MAX];
+	struct sc_iovec iov[SC_IOV_MAX];
 	__u32 n = count > SC_IOV_MAX ? SC_IOV_MAX : count;
 	__u32 data_cap = cap == SC_CAP_IOV_IN ? SC_CAP_BUF_IN : SC_CAP_BUF_OUT, sz;
 

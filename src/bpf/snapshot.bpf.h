@@ -10,7 +10,7 @@
 /* the buffer a copy goes to: the verifier sees copied + chunk */
 #define SNAPSHOT_BUF (SNAPSHOT_MAX + SNAP_PAGE)
 
-const volatile __u32 snapshot_bytes = 16384;	/* <= SNAPSHOT_MAX */
+const volatile __u32 snapshot_bytes = SNAPSHOT_DEFAULT;	/* <= SNAPSHOT_MAX */
 
 /* Copies [sp, sp + snapshot_bytes) or up to the mapping's end into dst;
  * returns the bytes copied. */

@@ -38,5 +38,6 @@ enum ustack_mode {
 };
 
 #define SNAPSHOT_MAX (32 * 1024)	/* largest user-stack copy, bytes */
+#define SNAPSHOT_DEFAULT (16 * 1024)	/* the copy unless asked otherwise */
 
 #endif

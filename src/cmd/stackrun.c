@@ -142,7 +142,7 @@ uint64_t stackrun_stack_errors(int map_fd)
 int stackrun_finish_opts(struct stackrun_opts *o, int argc, char **argv)
 {
 	if (!o->stack_size)
-		o->stack_size = 16384;
+		o->stack_size = SNAPSHOT_DEFAULT;
 	if (o->user_only && o->kernel_only) {
 		msg("-U and -K exclude each other (user-only, kernel-only stacks)");
 		return 2;

@@ -11,6 +11,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bpf/offcpu.h"
+#include "bpf/helpers.bpf.h"
 #include "bpf/stacks.bpf.h"
 #include "bpf/procs.bpf.h"
 #include "bpf/snapshot.bpf.h"
@@ -73,7 +74,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 * 1024 * 1024);
+	__uint(max_entries, SNAPSHOTS_SIZE);
 } snapshots SEC(".maps");
 
 struct offcpu_snapshot_buf {
@@ -95,14 +96,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } stats SEC(".maps");
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		(*v)++;
-}
 
 static __always_inline bool is_kthread(struct task_struct *t)
 {
@@ -127,19 +120,8 @@ static __always_inline bool wanted(struct task_struct *t)
 
 static __always_inline void count(const struct offcpu_key *key, __u64 delta)
 {
-	__u64 one = delta, *cnt = bpf_map_lookup_elem(&counts, key);
-
-	if (cnt) {
-		__sync_fetch_and_add(cnt, delta);
-		return;
-	}
-	if (bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST) == 0)
-		return;
-	cnt = bpf_map_lookup_elem(&counts, key);
-	if (cnt)
-		__sync_fetch_and_add(cnt, delta);
-	else
-		stat_inc(OSTAT_DROPPED);
+	if (map_add(&counts, key, delta))
+		stat_inc(&stats, OSTAT_DROPPED);
 }
 
 /* A pending interval counted without its deferred user stack: the
@@ -148,9 +130,9 @@ static __always_inline void count(const struct offcpu_key *key, __u64 delta)
 static __always_inline void flush(const struct offcpu_key *key, __u64 ns)
 {
 	count(key, ns);
-	stat_inc(OSTAT_FALLBACK);
+	stat_inc(&stats, OSTAT_FALLBACK);
 	if (key->ustack == STACK_LOST)
-		stat_inc(OSTAT_USTACK_LOST);
+		stat_inc(&stats, OSTAT_USTACK_LOST);
 }
 
 /* Snapshot mode: the interval waits for its thread's return to user
@@ -180,7 +162,7 @@ static __always_inline void defer(const struct offcpu_key *key, __u64 delta, __u
 	n.usp = usp;
 	if (bpf_map_update_elem(&pending, &tid, &n, BPF_ANY)) {
 		count(key, delta);
-		stat_inc(OSTAT_PENDING_FULL);
+		stat_inc(&stats, OSTAT_PENDING_FULL);
 	}
 }
 
@@ -216,9 +198,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			}
 		}
 		if (bpf_map_update_elem(&starts, &tid, &s, BPF_ANY))
-			stat_inc(OSTAT_STARTS_FULL);
+			stat_inc(&stats, OSTAT_STARTS_FULL);
 		else
-			stat_inc(OSTAT_SWITCHES);
+			stat_inc(&stats, OSTAT_SWITCHES);
 	}
 
 	/* next comes back: count the time it was away */
@@ -249,7 +231,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 				bpf_map_delete_elem(&waking, &tid);
 			}
 		}
-		stat_inc(OSTAT_INTERVALS);
+		stat_inc(&stats, OSTAT_INTERVALS);
 		if (ustack_mode == USTACK_SNAPSHOT && usp)
 			defer(&key, delta, uip, usp);
 		else
@@ -288,12 +270,11 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	b->hdr.bp = regs->bp;
 	b->hdr.size = size;
 	if (bpf_ringbuf_output(&snapshots, b, sizeof(b->hdr) + size,
-			       bpf_ringbuf_query(&snapshots, BPF_RB_AVAIL_DATA) > 2 * 1024 * 1024
-				       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
-		stat_inc(OSTAT_RING_FULL);
+			       ringbuf_wakeup_flags(&snapshots, SNAPSHOTS_WAKEUP))) {
+		stat_inc(&stats, OSTAT_RING_FULL);
 		goto fallback;
 	}
-	stat_inc(OSTAT_SNAPSHOTS);
+	stat_inc(&stats, OSTAT_SNAPSHOTS);
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 fallback:

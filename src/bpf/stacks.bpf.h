@@ -5,6 +5,7 @@
 #ifndef STACKSCOPE_BPF_STACKS_BPF_H
 #define STACKSCOPE_BPF_STACKS_BPF_H
 #include "bpf/stacks.h"
+#include "bpf/helpers.bpf.h"
 
 #ifndef EFAULT
 #define EFAULT 14
@@ -36,14 +37,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } stack_errors SEC(".maps");
-
-static __always_inline void stack_error(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stack_errors, &idx);
-
-	if (v)
-		(*v)++;
-}
 
 /* 64-bit FNV-1a over the words, then a final avalanche (murmur3 fmix64). */
 static __always_inline __u64 hash_ips(const struct stack_trace *st, __u64 seed)
@@ -81,7 +74,7 @@ static __always_inline __u64 record_stack(void *ctx, __u64 flags)
 		/* a kernel thread has no user stack: that is not a loss */
 		if ((flags & BPF_F_USER_STACK) && n == -EFAULT)
 			return STACK_NONE;
-		stack_error(flags & BPF_F_USER_STACK ? STACKERR_USER : STACKERR_KERNEL);
+		stat_inc(&stack_errors, flags & BPF_F_USER_STACK ? STACKERR_USER : STACKERR_KERNEL);
 		return STACK_LOST;
 	}
 	st->nr = n / sizeof(__u64);
@@ -90,7 +83,7 @@ static __always_inline __u64 record_stack(void *ctx, __u64 flags)
 	h = hash_ips(st, flags);
 	n = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
 	if (n && n != -EEXIST) {
-		stack_error(STACKERR_FULL);
+		stat_inc(&stack_errors, STACKERR_FULL);
 		return STACK_LOST;
 	}
 	return h;

@@ -8,12 +8,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "bpf/graph.h"
+#include "bpf/helpers.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 str_size = 64;	/* -s, <= GRAPH_STR_MAX */
 const volatile __u32 target_tgid = 0;	/* thread exits of this process */
-const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader above this */
+const volatile __u64 wakeup_bytes = 1 << 20;	/* queued bytes that wake the reader */
 
 /* Set by user space once every probe is attached and cleared before they
  * are detached, so a call is never seen half (an entry whose return
@@ -46,20 +47,6 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void count(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		*v += 1;
-}
-
-static __always_inline __u64 submit_flags(void)
-{
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-									     : BPF_RB_NO_WAKEUP;
-}
-
 static __always_inline void fill_head(struct graph_head *h, __u32 kind, __u32 fid)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -72,11 +59,6 @@ static __always_inline void fill_head(struct graph_head *h, __u32 kind, __u32 fi
 	h->cpu = bpf_get_smp_processor_id();
 	h->nstr = 0;
 }
-
-struct graph_entry_strs {
-	struct graph_entry e;
-	char str[GRAPH_NREGS][GRAPH_STR_MAX];
-};
 
 /* Copies a string in sleepable context, where a page the program has not
  * touched yet is faulted in (kernel 6.12+); elsewhere an untouched page
@@ -98,7 +80,7 @@ static __always_inline int entry(struct pt_regs *ctx, bool sleepable)
 	else
 		e = bpf_ringbuf_reserve(&events, sizeof(struct graph_entry), 0);
 	if (!e) {
-		count(GSTAT_LOST);
+		stat_inc(&stats, GSTAT_LOST);
 		return 0;
 	}
 	fill_head(&e->h, GRAPH_ENTRY, fid);
@@ -130,8 +112,8 @@ static __always_inline int entry(struct pt_regs *ctx, bool sleepable)
 				e->slen[i] = bpf_probe_read_user_str(es->str[i], sz, (void *)e->regs[i]);
 		}
 	}
-	count(GSTAT_EVENTS);
-	bpf_ringbuf_submit(e, submit_flags());
+	stat_inc(&stats, GSTAT_EVENTS);
+	bpf_ringbuf_submit(e, ringbuf_wakeup_flags(&events, wakeup_bytes));
 	return 0;
 }
 
@@ -158,14 +140,14 @@ int on_exit(struct pt_regs *ctx)
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(GSTAT_LOST);
+		stat_inc(&stats, GSTAT_LOST);
 		return 0;
 	}
 	fill_head(&e->h, GRAPH_EXIT, fid);
 	e->rax = ctx->ax;
 	e->sp = ctx->sp;
-	count(GSTAT_EVENTS);
-	bpf_ringbuf_submit(e, submit_flags());
+	stat_inc(&stats, GSTAT_EVENTS);
+	bpf_ringbuf_submit(e, ringbuf_wakeup_flags(&events, wakeup_bytes));
 	return 0;
 }
 
@@ -193,7 +175,7 @@ int on_late(struct pt_regs *ctx)
 	dwarf_regs(ctx, regs);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(GSTAT_LOST);
+		stat_inc(&stats, GSTAT_LOST);
 		return 0;
 	}
 	fill_head(&e->h, GRAPH_LATE, fid);
@@ -213,8 +195,8 @@ int on_late(struct pt_regs *ctx)
 		if (!bpf_probe_read_user(&e->vals[i], size, (void *)addr))
 			e->ok |= 1u << i;
 	}
-	count(GSTAT_EVENTS);
-	bpf_ringbuf_submit(e, submit_flags());
+	stat_inc(&stats, GSTAT_EVENTS);
+	bpf_ringbuf_submit(e, ringbuf_wakeup_flags(&events, wakeup_bytes));
 	return 0;
 }
 
@@ -228,11 +210,11 @@ int BPF_PROG(on_thread_exit, struct task_struct *p)
 		return 0;
 	h = bpf_ringbuf_reserve(&events, sizeof(*h), 0);
 	if (!h) {
-		count(GSTAT_LOST);
+		stat_inc(&stats, GSTAT_LOST);
 		return 0;
 	}
 	fill_head(h, GRAPH_THREAD_EXIT, 0);
-	count(GSTAT_EVENTS);
-	bpf_ringbuf_submit(h, submit_flags());
+	stat_inc(&stats, GSTAT_EVENTS);
+	bpf_ringbuf_submit(h, ringbuf_wakeup_flags(&events, wakeup_bytes));
 	return 0;
 }

@@ -39,7 +39,13 @@ struct graph_entry {
 	__u64 regs[GRAPH_NREGS];
 	__u64 sp;		/* at entry: points at the return address */
 	__s32 slen[GRAPH_NREGS];	/* per register: bytes copied with the NUL, <0 fault */
-	/* with h.nstr: char str[GRAPH_NREGS][GRAPH_STR_MAX], by register */
+	/* with h.nstr: the strings, as in graph_entry_strs */
+};
+
+/* A graph_entry with h.nstr set: followed by a string slot per register. */
+struct graph_entry_strs {
+	struct graph_entry e;
+	char str[GRAPH_NREGS][GRAPH_STR_MAX];
 };
 
 struct graph_exit {

@@ -11,7 +11,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bpf/offcpu.h"
-#include "bpf/stackmap.bpf.h"
+#include "bpf/helpers.bpf.h"
+#include "bpf/stacks.bpf.h"
 #include "bpf/procs.bpf.h"
 #include "bpf/snapshot.bpf.h"
 
@@ -33,14 +34,6 @@ struct start {
 	__u64 ts;
 	__u64 kstack, ustack;
 	__u64 uip, usp;		/* user registers then (snapshot mode) */
-};
-
-/* A counted interval waiting for its thread to return to user space,
- * where its user stack is copied (snapshot mode). */
-struct pending {
-	struct offcpu_key key;
-	__u64 ns;
-	__u64 uip, usp;
 };
 
 /* Who woke a thread, taken at sched_waking in the waker's context. */
@@ -76,12 +69,12 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, struct pending);
+	__type(value, struct offcpu_pending);
 } pending SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 * 1024 * 1024);
+	__uint(max_entries, SNAPSHOTS_SIZE);
 } snapshots SEC(".maps");
 
 struct offcpu_snapshot_buf {
@@ -103,14 +96,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } stats SEC(".maps");
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		(*v)++;
-}
 
 static __always_inline bool is_kthread(struct task_struct *t)
 {
@@ -135,19 +120,8 @@ static __always_inline bool wanted(struct task_struct *t)
 
 static __always_inline void count(const struct offcpu_key *key, __u64 delta)
 {
-	__u64 one = delta, *cnt = bpf_map_lookup_elem(&counts, key);
-
-	if (cnt) {
-		__sync_fetch_and_add(cnt, delta);
-		return;
-	}
-	if (bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST) == 0)
-		return;
-	cnt = bpf_map_lookup_elem(&counts, key);
-	if (cnt)
-		__sync_fetch_and_add(cnt, delta);
-	else
-		stat_inc(OSTAT_DROPPED);
+	if (map_add(&counts, key, delta))
+		stat_inc(&stats, OSTAT_DROPPED);
 }
 
 /* A pending interval counted without its deferred user stack: the
@@ -156,9 +130,9 @@ static __always_inline void count(const struct offcpu_key *key, __u64 delta)
 static __always_inline void flush(const struct offcpu_key *key, __u64 ns)
 {
 	count(key, ns);
-	stat_inc(OSTAT_FALLBACK);
+	stat_inc(&stats, OSTAT_FALLBACK);
 	if (key->ustack == STACK_LOST)
-		stat_inc(OSTAT_USTACK_LOST);
+		stat_inc(&stats, OSTAT_USTACK_LOST);
 }
 
 /* Snapshot mode: the interval waits for its thread's return to user
@@ -168,7 +142,7 @@ static __always_inline void flush(const struct offcpu_key *key, __u64 ns)
 static __always_inline void defer(const struct offcpu_key *key, __u64 delta, __u64 uip, __u64 usp)
 {
 	__u32 tid = key->tid;
-	struct pending *p = bpf_map_lookup_elem(&pending, &tid), n = {};
+	struct offcpu_pending *p = bpf_map_lookup_elem(&pending, &tid), n = {};
 
 	if (p) {
 		/* same place, same stacks, same waker (pid, tid, gen and
@@ -188,7 +162,7 @@ static __always_inline void defer(const struct offcpu_key *key, __u64 delta, __u
 	n.usp = usp;
 	if (bpf_map_update_elem(&pending, &tid, &n, BPF_ANY)) {
 		count(key, delta);
-		stat_inc(OSTAT_PENDING_FULL);
+		stat_inc(&stats, OSTAT_PENDING_FULL);
 	}
 }
 
@@ -224,9 +198,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			}
 		}
 		if (bpf_map_update_elem(&starts, &tid, &s, BPF_ANY))
-			stat_inc(OSTAT_STARTS_FULL);
+			stat_inc(&stats, OSTAT_STARTS_FULL);
 		else
-			stat_inc(OSTAT_SWITCHES);
+			stat_inc(&stats, OSTAT_SWITCHES);
 	}
 
 	/* next comes back: count the time it was away */
@@ -257,7 +231,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 				bpf_map_delete_elem(&waking, &tid);
 			}
 		}
-		stat_inc(OSTAT_INTERVALS);
+		stat_inc(&stats, OSTAT_INTERVALS);
 		if (ustack_mode == USTACK_SNAPSHOT && usp)
 			defer(&key, delta, uip, usp);
 		else
@@ -274,7 +248,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), cpu;
 	struct offcpu_snapshot_buf *b;
-	struct pending *p;
+	struct offcpu_pending *p;
 	__u32 size;
 
 	if (ustack_mode != USTACK_SNAPSHOT)
@@ -296,12 +270,11 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	b->hdr.bp = regs->bp;
 	b->hdr.size = size;
 	if (bpf_ringbuf_output(&snapshots, b, sizeof(b->hdr) + size,
-			       bpf_ringbuf_query(&snapshots, BPF_RB_AVAIL_DATA) > 2 * 1024 * 1024
-				       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
-		stat_inc(OSTAT_RING_FULL);
+			       ringbuf_wakeup_flags(&snapshots, SNAPSHOTS_WAKEUP))) {
+		stat_inc(&stats, OSTAT_RING_FULL);
 		goto fallback;
 	}
-	stat_inc(OSTAT_SNAPSHOTS);
+	stat_inc(&stats, OSTAT_SNAPSHOTS);
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 fallback:

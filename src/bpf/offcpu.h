@@ -6,7 +6,7 @@
  * it (taken at sched_waking) are part of the key. */
 #ifndef STACKSCOPE_BPF_OFFCPU_H
 #define STACKSCOPE_BPF_OFFCPU_H
-#include "bpf/profile.h"
+#include "bpf/stacks.h"
 
 struct offcpu_key {
 	__u32 pid, tid;		/* the blocked thread */
@@ -18,6 +18,16 @@ struct offcpu_key {
 	__u64 waker_kstack, waker_ustack;
 	char comm[TASK_COMM_LEN_];
 	char waker_comm[TASK_COMM_LEN_];
+};
+
+/* A counted interval waiting for its thread to return to user space,
+ * where its user stack is copied (snapshot mode): the `pending` map, by
+ * tid.  User space counts those left at the end with key.ustack, the
+ * frame-pointer stack. */
+struct offcpu_pending {
+	struct offcpu_key key;
+	__u64 ns;		/* blocked time */
+	__u64 uip, usp;		/* user registers when it blocked */
 };
 
 /* A blocked interval whose user stack was taken when the thread returned

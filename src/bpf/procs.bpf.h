@@ -1,17 +1,14 @@
 /* Which processes a run looks at, and their exec generations: the
  * `targets` filter (with children followed at fork when asked) and the
  * `gens` count of execs per process that lets user space pick the address
- * space a stack belongs to.  Included once per BPF object; defines the
- * maps and the fork/exec programs. */
+ * space a stack belongs to; their values are the contract in bpf/procs.h.
+ * Included once per BPF object; defines the maps and the fork/exec
+ * programs. */
 #ifndef STACKSCOPE_BPF_PROCS_BPF_H
 #define STACKSCOPE_BPF_PROCS_BPF_H
+#include "bpf/procs.h"
 
 const volatile bool filter_pids = false;	/* only tgids in `targets` */
-
-/* `targets` values: a process traced, or a launched command still
- * waiting to exec (its gate), traced from its execve on. */
-#define TARGET_ON 1
-#define TARGET_PRE_EXEC 2
 const volatile bool follow_forks = false;	/* add children of targets */
 
 struct {
@@ -46,14 +43,14 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ppid = parent->tgid, cpid = child->tgid;
-	__u8 one = 1;
+	__u8 on = TARGET_ON;
 
 	if (ppid == cpid)
 		return 0;	/* a new thread, same process */
 	/* A reused pid starts a new address space history. */
 	bpf_map_delete_elem(&gens, &cpid);
 	if (follow_forks && bpf_map_lookup_elem(&targets, &ppid))
-		bpf_map_update_elem(&targets, &cpid, &one, BPF_ANY);
+		bpf_map_update_elem(&targets, &cpid, &on, BPF_ANY);
 	return 0;
 }
 

@@ -8,7 +8,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bpf/profile.h"
-#include "bpf/stackmap.bpf.h"
+#include "bpf/helpers.bpf.h"
+#include "bpf/stacks.bpf.h"
 #include "bpf/procs.bpf.h"
 #include "bpf/snapshot.bpf.h"
 
@@ -28,7 +29,7 @@ struct {
 /* User-stack snapshots to unwind in user space (USTACK_SNAPSHOT). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 * 1024 * 1024);
+	__uint(max_entries, SNAPSHOTS_SIZE);
 } snapshots SEC(".maps");
 
 struct snapshot_buf {
@@ -52,14 +53,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } stats SEC(".maps");
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		(*v)++;
-}
 
 /* Queues the user registers and a copy of the user stack from sp upwards
  * (copy_user_stack()).  Returns 0; 1 when there is no user stack (the sample is counted in the
@@ -100,7 +93,7 @@ static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 		 * there is no user stack to lose */
 		if ((task->flags & 0x4 /* PF_EXITING */) || BPF_CORE_READ_BITFIELD(task, in_execve))
 			return 1;
-		stat_inc(PSTAT_SNAPSHOT_FAILED);
+		stat_inc(&stats, PSTAT_SNAPSHOT_FAILED);
 		return -1;
 	}
 	b->hdr.size = copied;
@@ -110,16 +103,12 @@ static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 	__builtin_memcpy(b->hdr.comm, key->comm, sizeof(b->hdr.comm));
 	if (copied > SNAPSHOT_MAX)
 		return -1;
-	/* no wakeup per record: user space polls, and is woken when a
-	 * quarter of the buffer is used */
 	if (bpf_ringbuf_output(&snapshots, b, sizeof(b->hdr) + copied,
-			       bpf_ringbuf_query(&snapshots, BPF_RB_AVAIL_DATA) >
-					       2 * 1024 * 1024 ? BPF_RB_FORCE_WAKEUP
-							       : BPF_RB_NO_WAKEUP)) {
-		stat_inc(PSTAT_RING_FULL);
+			       ringbuf_wakeup_flags(&snapshots, SNAPSHOTS_WAKEUP))) {
+		stat_inc(&stats, PSTAT_RING_FULL);
 		return -1;
 	}
-	stat_inc(PSTAT_SNAPSHOTS);
+	stat_inc(&stats, PSTAT_SNAPSHOTS);
 	return 0;
 }
 
@@ -129,11 +118,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct profile_key key = {};
 	__u32 pid = id >> 32;
-	__u64 one = 1, *cnt;
 
 	if (!in_scope(pid))
 		return 0;
-	stat_inc(PSTAT_SAMPLES);
+	stat_inc(&stats, PSTAT_SAMPLES);
 
 	key.pid = pid;
 	key.gen = gen_of(pid);
@@ -157,18 +145,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		}
 	}
 
-	cnt = bpf_map_lookup_elem(&counts, &key);
-	if (cnt) {
-		__sync_fetch_and_add(cnt, 1);
-		return 0;
-	}
-	if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST) == 0)
-		return 0;
-	/* raced with another CPU inserting the same key, or the map is full */
-	cnt = bpf_map_lookup_elem(&counts, &key);
-	if (cnt)
-		__sync_fetch_and_add(cnt, 1);
-	else
-		stat_inc(PSTAT_DROPPED);
+	if (map_add(&counts, &key, 1))
+		stat_inc(&stats, PSTAT_DROPPED);
 	return 0;
 }

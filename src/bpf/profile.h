@@ -3,18 +3,11 @@
  * Samples are aggregated in the kernel: counts[profile_key] += 1, where the
  * key names the process, its exec generation and the two stacks by a 64-bit
  * hash of their instruction pointers.  The stacks themselves live once in
- * the `stacks` map under that hash.  Nothing crosses to user space per
- * sample. */
+ * the `stacks` map under that hash (bpf/stacks.h).  Nothing crosses to
+ * user space per sample. */
 #ifndef STACKSCOPE_BPF_PROFILE_H
 #define STACKSCOPE_BPF_PROFILE_H
-
-#define PROFILE_MAX_DEPTH 127	/* kernel's default perf_event_max_stack */
-#define TASK_COMM_LEN_ 16
-
-/* Stack handles: a real stack's hash always has the top bit set. */
-#define STACK_NONE 0ULL		/* not wanted, or empty (kernel thread: no user stack) */
-#define STACK_LOST 1ULL		/* the kernel could not record it (see stats) */
-#define STACK_HASH_BIT (1ULL << 63)
+#include "bpf/stacks.h"
 
 struct profile_key {
 	__u32 pid;		/* tgid; 0 = idle */
@@ -24,23 +17,8 @@ struct profile_key {
 	char comm[TASK_COMM_LEN_]; /* thread name at the sample */
 };
 
-struct profile_stack {
-	__u32 nr;		/* valid entries in ips */
-	__u32 pad;
-	__u64 ips[PROFILE_MAX_DEPTH]; /* innermost first */
-};
-
 /* Indexes of the per-CPU `stats` array: every sample and stack that could
  * not be recorded is counted here and printed at the end of a run. */
-/* Indexes of the per-CPU `stack_errors` array that the shared stack store
- * (stackmap.bpf.h) counts its own failures in, for every program. */
-enum stack_error {
-	STACKERR_KERNEL,	/* bpf_get_stack() failed on a kernel stack */
-	STACKERR_USER,		/* ... on a user stack */
-	STACKERR_FULL,		/* a stack not stored: `stacks` full */
-	STACKERR_NR,
-};
-
 enum profile_stat {
 	PSTAT_SAMPLES,		/* samples taken in scope */
 	PSTAT_DROPPED,		/* samples not counted: `counts` full */
@@ -49,14 +27,6 @@ enum profile_stat {
 	PSTAT_SNAPSHOTS,	/* snapshots queued */
 	PSTAT_NR,
 };
-
-/* How user stacks are taken. */
-enum profile_ustack_mode {
-	USTACK_FP = 0,		/* kernel frame-pointer walk, aggregated in the kernel */
-	USTACK_SNAPSHOT = 1,	/* registers + a copy of the stack top, unwound in user space */
-};
-
-#define SNAPSHOT_MAX (32 * 1024)	/* largest stack copy, bytes */
 
 /* One sample whose user stack is unwound in user space, queued through
  * the `snapshots` ring buffer.  The kernel stack is still aggregated in
@@ -71,6 +41,5 @@ struct profile_snapshot {
 	char comm[TASK_COMM_LEN_];
 	/* followed by the stack bytes [sp, sp + size) */
 };
-
 
 #endif

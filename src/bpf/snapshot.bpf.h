@@ -4,13 +4,18 @@
  * up (one read across it would fail as a whole). */
 #ifndef STACKSCOPE_BPF_SNAPSHOT_BPF_H
 #define STACKSCOPE_BPF_SNAPSHOT_BPF_H
-#include "bpf/profile.h"
+#include "bpf/stacks.h"
 
 #define SNAP_PAGE 4096
 /* the buffer a copy goes to: the verifier sees copied + chunk */
 #define SNAPSHOT_BUF (SNAPSHOT_MAX + SNAP_PAGE)
 
-const volatile __u32 snapshot_bytes = 16384;	/* <= SNAPSHOT_MAX */
+/* The `snapshots` ring buffer of profile and offcpu, and the bytes
+ * waiting in it that wake the reader: a quarter. */
+#define SNAPSHOTS_SIZE (8 * 1024 * 1024)
+#define SNAPSHOTS_WAKEUP (SNAPSHOTS_SIZE / 4)
+
+const volatile __u32 snapshot_bytes = SNAPSHOT_DEFAULT;	/* <= SNAPSHOT_MAX */
 
 /* Copies [sp, sp + snapshot_bytes) or up to the mapping's end into dst;
  * returns the bytes copied. */

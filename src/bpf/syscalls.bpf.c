@@ -10,6 +10,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bpf/syscalls.h"
+#include "bpf/helpers.bpf.h"
 #include "bpf/procs.bpf.h"
 #include "bpf/snapshot.bpf.h"
 
@@ -96,31 +97,20 @@ struct {
 	__type(value, struct stack_buf);
 } stack_scratch SEC(".maps");
 
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&sc_stats, &idx);
-
-	if (v)
-		(*v)++;
-}
-
 /* nr: the syscall, or SC_NR_MAX for a process-exit record */
 static __always_inline void count_lost(__u32 nr)
 {
 	__u32 zero = 0;
 	__u64 *v;
 
-	if (nr < SC_NR_MAX) {
-		v = bpf_map_lookup_elem(&lost, &nr);
-		if (v)
-			(*v)++;
-	} else {
-		stat_inc(SCSTAT_EXIT_LOST);
-	}
+	if (nr < SC_NR_MAX)
+		stat_inc(&lost, nr);
+	else
+		stat_inc(&sc_stats, SCSTAT_EXIT_LOST);
 	v = bpf_map_lookup_elem(&lost_total, &zero);
 	if (v)
 		__sync_fetch_and_add(v, 1);
-	stat_inc(SCSTAT_LOST);
+	stat_inc(&sc_stats, SCSTAT_LOST);
 }
 
 /* The running total every queued record carries. */
@@ -236,16 +226,11 @@ __noinline int put_strv(struct inflight *f, __u32 arg, __u64 uptr)
 	return 0;
 }
 
-struct iovec_ {
-	__u64 base;
-	__u64 len;
-};
-
 /* iovecs: the array, then the first bytes of each, `total` in all */
 __noinline int put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count, __u64 total)
 {
 	__u32 arg = argcap & 0xff, cap = argcap >> 8;
-	struct iovec_ iov[SC_IOV_MAX];
+	struct sc_iovec iov[SC_IOV_MAX];
 	__u32 n = count > SC_IOV_MAX ? SC_IOV_MAX : count;
 	__u32 data_cap = cap == SC_CAP_IOV_IN ? SC_CAP_BUF_IN : SC_CAP_BUF_OUT, sz;
 
@@ -336,12 +321,6 @@ __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_e
 	return 0;
 }
 
-static __always_inline __u64 rb_flags(void)
-{
-	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-									       : BPF_RB_NO_WAKEUP;
-}
-
 /* -k: the user stack at the call, queued just before its record. */
 static __always_inline bool queue_stack(struct inflight *f, struct pt_regs *regs)
 {
@@ -362,8 +341,9 @@ static __always_inline bool queue_stack(struct inflight *f, struct pt_regs *regs
 	b->hdr.bp = regs->bp;
 	b->hdr.size = size;
 	__builtin_memcpy(b->hdr.comm, f->rec.comm, sizeof(b->hdr.comm));
+	/* no wake-up: the call's record follows at once and decides it */
 	if (bpf_ringbuf_output(&records, b, sizeof(b->hdr) + size, BPF_RB_NO_WAKEUP)) {
-		stat_inc(SCSTAT_STACK_LOST);
+		stat_inc(&sc_stats, SCSTAT_STACK_LOST);
 		return false;
 	}
 	return true;
@@ -380,10 +360,11 @@ static __always_inline void queue(struct inflight *f, struct pt_regs *regs)
 	f->rec.lost_total = lost_so_far();
 	if (len > SC_DATA_MAX)
 		len = SC_DATA_MAX;
-	if (bpf_ringbuf_output(&records, f, sizeof(f->rec) + len, rb_flags()))
+	if (bpf_ringbuf_output(&records, f, sizeof(f->rec) + len,
+			       ringbuf_wakeup_flags(&records, wakeup_bytes)))
 		count_lost(f->rec.nr);
 	else
-		stat_inc(SCSTAT_RECORDS);
+		stat_inc(&sc_stats, SCSTAT_RECORDS);
 	f->rec.kind = 0;
 }
 
@@ -420,7 +401,7 @@ static __always_inline struct inflight *open_record(struct pt_regs *regs, __u32 
 
 	f = bpf_task_storage_get(&inflight, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!f) {
-		stat_inc(SCSTAT_NO_STORAGE);
+		stat_inc(&sc_stats, SCSTAT_NO_STORAGE);
 		count_lost(nr);
 		return NULL;
 	}
@@ -466,7 +447,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		if (!failed_only && !min_ns)
 			queue(f, regs);
 		else
-			stat_inc(SCSTAT_FILTERED);
+			stat_inc(&sc_stats, SCSTAT_FILTERED);
 		f->rec.kind = 0;
 	}
 	return 0;
@@ -515,7 +496,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	ns = f->rec.enter_ns ? f->rec.exit_ns - f->rec.enter_ns : 0;
 	if ((f->rec.flags & SC_F_RESUMED) && min_ns) {
 		/* its duration is unknown */
-		stat_inc(SCSTAT_FILTERED);
+		stat_inc(&sc_stats, SCSTAT_FILTERED);
 		f->rec.kind = 0;
 		return 0;
 	}
@@ -525,7 +506,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	}
 	if ((failed_only && !is_error(ret)) || ns < min_ns) {
-		stat_inc(SCSTAT_FILTERED);
+		stat_inc(&sc_stats, SCSTAT_FILTERED);
 		f->rec.kind = 0;
 		return 0;
 	}
@@ -572,7 +553,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	};
 
 	BPF_CORE_READ_STR_INTO(&r.comm, p, comm);
-	if (bpf_ringbuf_output(&records, &r, sizeof(r), rb_flags()))
+	if (bpf_ringbuf_output(&records, &r, sizeof(r),
+			       ringbuf_wakeup_flags(&records, wakeup_bytes)))
 		count_lost(SC_NR_MAX);
 	return 0;
 }

@@ -45,10 +45,10 @@ enum sc_cap {
 	SC_CAP_STRV,
 	/* At entry (writev) / at exit when ret > 0 (readv): the iovec array,
 	 * count = args[len_arg] capped at SC_IOV_MAX, as one chunk of kind
-	 * SC_CAP_IOV_IN/OUT (len = 16 * count, TRUNC when count was capped),
-	 * then one SC_CAP_BUF_IN/OUT chunk per element with idx = element
-	 * index holding its first bytes; the bytes of all elements together
-	 * stop at strsize (and at ret for readv). */
+	 * SC_CAP_IOV_IN/OUT (struct sc_iovec[count], TRUNC when count was
+	 * capped), then one SC_CAP_BUF_IN/OUT chunk per element with idx =
+	 * element index holding its first bytes; the bytes of all elements
+	 * together stop at strsize (and at ret for readv). */
 	SC_CAP_IOV_IN,
 	SC_CAP_IOV_OUT,
 	SC_CAP_NR,
@@ -87,6 +87,12 @@ struct sc_chunk {
 };
 
 #define SC_CHUNK_SIZE(len) ((sizeof(struct sc_chunk) + (len) + 7) & ~7UL)
+
+/* An element of an SC_CAP_IOV_* chunk: the traced process's struct iovec. */
+struct sc_iovec {
+	__u64 base;
+	__u64 len;
+};
 
 /* Record kinds (sc_record.kind). */
 enum sc_kind {

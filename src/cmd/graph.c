@@ -348,17 +348,17 @@ static int on_event(void *ctx, void *data, size_t size)
 	switch (h->kind) {
 	case GRAPH_ENTRY: {
 		const struct graph_entry *e = data;
-		const char *strs = (const char *)(e + 1);
+		const struct graph_entry_strs *es = data;
 		struct graph_call c = { .pid = h->pid, .tid = h->tid, .cpu = h->cpu, .fid = h->fid,
 					.ts = h->ts, .sp = e->sp };
 
 		if (size < sizeof(*e) ||
-		    (e->h.nstr && size < sizeof(*e) + GRAPH_NREGS * GRAPH_STR_MAX))
+		    (e->h.nstr && size < sizeof(*es)))
 			return 0;
 		memcpy(c.regs, e->regs, sizeof(c.regs));
 		for (int i = 0; i < GRAPH_NREGS && e->h.nstr; i++) {
 			c.slen[i] = e->slen[i];
-			c.str[i] = strs + i * GRAPH_STR_MAX;
+			c.str[i] = es->str[i];
 		}
 		err = graphtree_entry(r->tree, &c);
 		break;

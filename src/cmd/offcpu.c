@@ -263,7 +263,7 @@ static int add_wait(struct stackpipe *sp, struct offcpu_run *r, const struct off
 		memcpy(smp->uips, uips, nu * sizeof(*uips));
 	} else {
 		smp->nu = stackpipe_read_stack(stacks_fd, key->ustack, smp->uips);
-		smp->utrunc = smp->nu == PROFILE_MAX_DEPTH;
+		smp->utrunc = smp->nu == STACK_MAX_DEPTH;
 	}
 	if (r->wakers) {
 		smp->has_waker = true;
@@ -324,7 +324,7 @@ static int collect(struct offcpu_run *r, struct session *s, struct stackpipe *sp
 	 * where it blocked before the end): their frame-pointer stacks, or
 	 * none (a voluntary wait takes no frame-pointer walk) */
 	while (snapshots_on(r) && bpf_map_get_next_key(pending_fd, ptid, &ntid) == 0) {
-		struct { struct offcpu_key key; __u64 ns, uip, usp; } p;
+		struct offcpu_pending p;
 
 		tid = ntid;
 		ptid = &tid;

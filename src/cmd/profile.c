@@ -200,7 +200,7 @@ static int collect(struct profile_run *r, struct session *s, struct stackpipe *s
 		smp.nk = stackpipe_read_stack(stacks_fd, key.kstack, smp.kips);
 		smp.nu = stackpipe_read_stack(stacks_fd, key.ustack, smp.uips);
 		/* the kernel's walk stops at its depth limit */
-		smp.utrunc = smp.nu == PROFILE_MAX_DEPTH;
+		smp.utrunc = smp.nu == STACK_MAX_DEPTH;
 		err = stackpipe_add(sp, &smp);
 		if (err)
 			return err;

@@ -9,7 +9,7 @@
 
 void stackcmd_init(struct stackcmd_opts *o, const char *name)
 {
-	*o = (struct stackcmd_opts){ .s.name = name, .format = -1, .stack_size = 16384 };
+	*o = (struct stackcmd_opts){ .s.name = name, .format = -1, .stack_size = SNAPSHOT_DEFAULT };
 }
 
 int stackcmd_parse_opt(struct stackcmd_opts *o, int c, const char *arg)

@@ -19,6 +19,7 @@
 #include "common.h"
 #include "cmd/cmds.h"
 #include "syscalls.skel.h"
+#include "bpf/procs.h"
 #include "bpf/syscalls.h"
 #include "report/output.h"
 #include "report/syslines.h"

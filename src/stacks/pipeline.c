@@ -199,14 +199,14 @@ int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint32_t gen,
 
 int stackpipe_read_stack(int stacks_fd, __u64 handle, uint64_t *ips)
 {
-	struct profile_stack st;
+	struct stack_trace st;
 
 	if (handle == STACK_NONE)
 		return 0;
 	if (handle == STACK_LOST || bpf_map_lookup_elem(stacks_fd, &handle, &st))
 		return -1;
-	if (st.nr > PROFILE_MAX_DEPTH)
-		st.nr = PROFILE_MAX_DEPTH;
+	if (st.nr > STACK_MAX_DEPTH)
+		st.nr = STACK_MAX_DEPTH;
 	memcpy(ips, st.ips, st.nr * sizeof(*ips));
 	return st.nr;
 }
@@ -253,7 +253,7 @@ static int thread_frames(struct symbolizer *sym, struct frame *fr, const char *c
 
 int stackpipe_add(struct stackpipe *sp, const struct stack_sample *smp)
 {
-	struct frame fr[2 * (3 + PROFILE_MAX_DEPTH) + 1 + UNWIND_MAX_DEPTH];
+	struct frame fr[2 * (3 + STACK_MAX_DEPTH) + 1 + UNWIND_MAX_DEPTH];
 	struct symbolizer *sym = symbolizer(sp);
 	int n = 0;
 

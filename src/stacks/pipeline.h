@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <linux/types.h>
-#include "bpf/profile.h"
+#include "bpf/stacks.h"
 #include "report/stacks.h"
 #include "stacks/stackagg.h"
 #include "unwind/unwind.h"
@@ -38,7 +38,7 @@ struct stack_sample {
 	char comm[17];
 	int nk, nu;			/* depth; 0 none; -1 lost */
 	bool utrunc;			/* the user chain is incomplete */
-	uint64_t kips[PROFILE_MAX_DEPTH];	/* innermost first */
+	uint64_t kips[STACK_MAX_DEPTH];	/* innermost first */
 	uint64_t uips[UNWIND_MAX_DEPTH];
 	uint64_t value;
 	/* offcpu --wakers: the thread that woke this one, folded first,
@@ -47,8 +47,8 @@ struct stack_sample {
 	uint32_t waker_pid, waker_gen;
 	char waker_comm[17];
 	int wnk, wnu;
-	uint64_t wkips[PROFILE_MAX_DEPTH];
-	uint64_t wuips[PROFILE_MAX_DEPTH];
+	uint64_t wkips[STACK_MAX_DEPTH];
+	uint64_t wuips[STACK_MAX_DEPTH];
 };
 
 /* A user-stack snapshot as a BPF program queued it. */

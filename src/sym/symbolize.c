@@ -8,7 +8,6 @@
 #include "sym/elfsyms.h"
 #include "sym/symbolize.h"
 #include "sym/vdso.h"
-#include "unwind/unwind.h"
 
 /* Names of user addresses already resolved: (pid, gen, addr) -> name. */
 struct ucache_slot {
@@ -223,13 +222,13 @@ int symbolize_user(struct symbolizer *s, uint32_t pid, uint32_t gen,
 			j = (j + 1) & (s->uc_slots - 1);
 		}
 		if (!slot->name) {
-			uint64_t ip = ips[i] & ~UNWIND_IP_SIGNAL;
+			uint64_t ip = ips[i] & ~SYM_IP_SIGNAL;
 
 			/* ips[0] is where the thread was; the rest are returns */
 			key.name = user_name(s, pid, gen, ip, i > 0, &key.unsym);
 			/* a signal trampoline without a symbol (libc has no local
 			 * symbols) is still a known frame */
-			if ((ips[i] & UNWIND_IP_SIGNAL) && key.unsym) {
+			if ((ips[i] & SYM_IP_SIGNAL) && key.unsym) {
 				key.name = "[signal]";
 				key.unsym = 0;
 			}

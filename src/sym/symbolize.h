@@ -12,6 +12,10 @@
 #include "sym/proctab.h"
 
 #define SYM_KERNEL_OFFSETS 0x1	/* "func+0x1c" for kernel frames */
+/* Set in a user pc that is a signal trampoline (the frame that returns
+ * from a signal handler to the interrupted code), as the unwinder finds
+ * them: named "[signal]" when no symbol covers it. */
+#define SYM_IP_SIGNAL (1ULL << 63)
 
 struct sym_stats {
 	uint64_t frames;	/* frames named */

@@ -167,12 +167,14 @@ static bool show_iov(struct dctx *c, int arg, const struct argkind *k)
 	if (!p)
 		return show_addr(c, arg);
 	dbuf_putc(c->b, '[');
-	for (size_t i = 0; i * 16 + 16 <= len; i++) {
+	for (size_t i = 0; (i + 1) * sizeof(struct sc_iovec) <= len; i++) {
+		struct sc_iovec iov;
 		__u64 base, ilen, avail;
 		const unsigned char *s;
 
-		memcpy(&base, p + i * 16, 8);
-		memcpy(&ilen, p + i * 16 + 8, 8);
+		memcpy(&iov, p + i * sizeof(iov), sizeof(iov));
+		base = iov.base;
+		ilen = iov.len;
 		avail = ilen < left ? ilen : left;
 		left -= avail;
 		dbuf_puts(c->b, i ? ", {iov_base=" : "{iov_base=");
@@ -192,8 +194,8 @@ static bool show_iov(struct dctx *c, int arg, const struct argkind *k)
 		}
 		dbuf_printf(c->b, ", iov_len=%llu}", (unsigned long long)ilen);
 	}
-	if ((fl & SC_CHUNK_TRUNC) || count > len / 16)
-		dbuf_puts(c->b, len >= 16 ? ", ..." : "...");
+	if ((fl & SC_CHUNK_TRUNC) || count > len / sizeof(struct sc_iovec))
+		dbuf_puts(c->b, len >= sizeof(struct sc_iovec) ? ", ..." : "...");
 	dbuf_putc(c->b, ']');
 	return true;
 }

@@ -8,7 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
-#include "bpf/targets.h"
+#include "bpf/procs.h"
 #include "report/output.h"
 #include "trace/launch.h"
 #include "trace/loop.h"

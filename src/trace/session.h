@@ -64,7 +64,7 @@ pid_t session_child(const struct session *s);
 bool session_filtered(const struct session *s);
 
 /* Puts the -p pids (TARGET_ON) and the gated command (TARGET_PRE_EXEC:
- * traced from its own execve) in a `targets` map (bpf/targets.h). */
+ * traced from its own execve) in a `targets` map (bpf/procs.h). */
 int session_fill_targets(struct session *s, int map_fd);
 
 /* Owns a BPF link or a perf event fd from now on: released at

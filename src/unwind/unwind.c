@@ -4,6 +4,7 @@
 #include <string.h>
 #include "strpool.h"
 #include "sym/elfsyms.h"
+#include "sym/symbolize.h"
 #include "sym/vdso.h"
 #include "unwind/table.h"
 #include "unwind/unwind.h"
@@ -313,7 +314,7 @@ static int walk(struct unwinder *u, uint32_t pid, uint32_t gen, const struct unw
 		if (u->mode != UNWIND_FP)
 			row = row_for(u, pid, gen, pc, &vaddr);
 		if (row && row->cfa_rule == UNWIND_CFA_SIGNAL)
-			ips[n - 1] |= UNWIND_IP_SIGNAL;
+			ips[n - 1] |= SYM_IP_SIGNAL;
 		if (row)
 			st = step_row(row, vaddr, s, &r, &exact);
 		else if (u->mode == UNWIND_TABLES)

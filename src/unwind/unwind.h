@@ -19,9 +19,6 @@
 #include "sym/symcache.h"
 
 #define UNWIND_MAX_DEPTH 512
-/* Set in a returned pc that is a signal trampoline (the frame that
- * returns from a signal handler to the interrupted code). */
-#define UNWIND_IP_SIGNAL (1ULL << 63)
 
 enum unwind_mode {
 	UNWIND_AUTO,	/* tables where the binary has them, frame pointers elsewhere */
@@ -49,7 +46,8 @@ struct unwinder *unwinder_new(struct proctab *pt, struct symcache *sc, enum unwi
 void unwinder_free(struct unwinder *u);
 
 /* Unwinds a snapshot of `size` bytes copied from regs->sp.  Writes up to
- * max pcs into ips, innermost first (ips[0] = regs->ip); sets *truncated
+ * max pcs into ips, innermost first (ips[0] = regs->ip), a signal
+ * trampoline's with SYM_IP_SIGNAL (sym/symbolize.h) set; sets *truncated
  * when the chain did not end at its outermost frame.  Returns the count.
  * The result is valid until the next call. */
 int unwind_stack(struct unwinder *u, uint32_t pid, uint32_t gen,

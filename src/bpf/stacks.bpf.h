@@ -1,9 +1,11 @@
-/* Stacks stored once under a 64-bit hash of their pcs, shared by every
- * program that aggregates by stack (profile, offcpu).  Included once per
- * BPF object: it defines the `stacks` and `stack_scratch` maps. */
-#ifndef STACKSCOPE_BPF_STACKMAP_BPF_H
-#define STACKSCOPE_BPF_STACKMAP_BPF_H
-#include "bpf/profile.h"
+/* The kernel half of the stack store (bpf/stacks.h): stacks stored once
+ * under a 64-bit hash of their pcs, shared by every program that
+ * aggregates by stack (profile, offcpu).  Included once per BPF object:
+ * it defines the `stacks`, `stack_scratch` and `stack_errors` maps. */
+#ifndef STACKSCOPE_BPF_STACKS_BPF_H
+#define STACKSCOPE_BPF_STACKS_BPF_H
+#include "bpf/stacks.h"
+#include "bpf/helpers.bpf.h"
 
 #ifndef EFAULT
 #define EFAULT 14
@@ -19,14 +21,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
-	__type(value, struct profile_stack);
+	__type(value, struct stack_trace);
 } stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct profile_stack);
+	__type(value, struct stack_trace);
 } stack_scratch SEC(".maps");
 
 struct {
@@ -36,20 +38,12 @@ struct {
 	__type(value, __u64);
 } stack_errors SEC(".maps");
 
-static __always_inline void stack_error(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stack_errors, &idx);
-
-	if (v)
-		(*v)++;
-}
-
 /* 64-bit FNV-1a over the words, then a final avalanche (murmur3 fmix64). */
-static __always_inline __u64 hash_ips(const struct profile_stack *st, __u64 seed)
+static __always_inline __u64 hash_ips(const struct stack_trace *st, __u64 seed)
 {
 	__u64 h = 0xcbf29ce484222325ULL ^ seed;
 
-	for (int i = 0; i < PROFILE_MAX_DEPTH; i++) {
+	for (int i = 0; i < STACK_MAX_DEPTH; i++) {
 		if (i >= (int)st->nr)
 			break;
 		h ^= st->ips[i];
@@ -69,7 +63,7 @@ static __always_inline __u64 hash_ips(const struct profile_stack *st, __u64 seed
 static __always_inline __u64 record_stack(void *ctx, __u64 flags)
 {
 	__u32 zero = 0;
-	struct profile_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	struct stack_trace *st = bpf_map_lookup_elem(&stack_scratch, &zero);
 	long n;
 	__u64 h;
 
@@ -80,7 +74,7 @@ static __always_inline __u64 record_stack(void *ctx, __u64 flags)
 		/* a kernel thread has no user stack: that is not a loss */
 		if ((flags & BPF_F_USER_STACK) && n == -EFAULT)
 			return STACK_NONE;
-		stack_error(flags & BPF_F_USER_STACK ? STACKERR_USER : STACKERR_KERNEL);
+		stat_inc(&stack_errors, flags & BPF_F_USER_STACK ? STACKERR_USER : STACKERR_KERNEL);
 		return STACK_LOST;
 	}
 	st->nr = n / sizeof(__u64);
@@ -89,7 +83,7 @@ static __always_inline __u64 record_stack(void *ctx, __u64 flags)
 	h = hash_ips(st, flags);
 	n = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
 	if (n && n != -EEXIST) {
-		stack_error(STACKERR_FULL);
+		stat_inc(&stack_errors, STACKERR_FULL);
 		return STACK_LOST;
 	}
 	return h;

@@ -23,6 +23,7 @@
 #include "trace/sideband.h"
 
 #define SIDEBAND_TICK 0.25	/* seconds between side-band drains */
+#define STACKRUN_FORMATS (REPORT_MASK(REPORT_SVG) | REPORT_MASK(REPORT_FOLDED))
 
 struct stackrun {
 	const struct stackrun_ops *ops;
@@ -99,14 +100,9 @@ int stackrun_parse_opt(struct stackrun_opts *o, int c, const char *arg)
 		}
 		return 1;
 	case 'f':
-		if (!strcmp(arg, "svg")) {
-			o->format = FORMAT_SVG;
-		} else if (!strcmp(arg, "folded")) {
-			o->format = FORMAT_FOLDED;
-		} else {
-			msg("--format %s: expected svg or folded", arg);
+		if (report_format_parse(arg, STACKRUN_FORMATS, &o->format))
 			return -1;
-		}
+		o->format_given = true;
 		return 1;
 	}
 	return 0;
@@ -152,13 +148,9 @@ int stackrun_finish_opts(struct stackrun_opts *o, int argc, char **argv)
 		msg("-p and a command exclude each other");
 		return 2;
 	}
-	if (o->format == FORMAT_AUTO) {
-		size_t len = o->output ? strlen(o->output) : 0;
-
-		o->format = len > 4 && !strcmp(o->output + len - 4, ".svg") ? FORMAT_SVG
-									  : FORMAT_FOLDED;
-	}
-	if (o->format == FORMAT_SVG && !o->output && isatty(STDOUT_FILENO)) {
+	if (!o->format_given)
+		o->format = report_format_for_path(o->output, STACKRUN_FORMATS, REPORT_FOLDED);
+	if (o->format == REPORT_SVG && !o->output && isatty(STDOUT_FILENO)) {
 		msg("--format svg: give -o FILE.svg (not writing SVG to a terminal)");
 		return 2;
 	}
@@ -429,7 +421,7 @@ static int write_output(struct stackrun *sr, double secs)
 		msg("%s: cannot create: %s", o->output, strerror(-err));
 		return err;
 	}
-	if (o->format == FORMAT_SVG) {
+	if (o->format == REPORT_SVG) {
 		struct flame_opts fo = {
 			.title = title,
 			.subtitle = sub,

@@ -10,12 +10,11 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include "bpf/profile.h"
+#include "report/format.h"
 #include "sym/proctab.h"
 #include "sym/symcache.h"
 #include "unwind/unwind.h"
 #include "trace/stackagg.h"
-
-enum stackrun_format { FORMAT_AUTO, FORMAT_SVG, FORMAT_FOLDED };
 
 struct stackrun_opts {
 	pid_t *pids;		/* -p */
@@ -24,7 +23,8 @@ struct stackrun_opts {
 	bool user_only;		/* -U */
 	bool kernel_only;	/* -K */
 	const char *output;	/* -o */
-	enum stackrun_format format;
+	enum report_format format;
+	bool format_given;	/* --format; else by the -o name */
 	bool offsets;		/* --offsets */
 	enum unwind_mode unwind;	/* --unwind */
 	long stack_size;	/* --stack-size: bytes of user stack copied */

@@ -66,7 +66,8 @@ struct sc_run {
 	/* options */
 	pid_t *pids;
 	int npids;
-	bool follow, failed, stacks, summary, json;
+	bool follow, failed, stacks, summary;
+	enum report_format format;
 	const char *filter;	/* -e */
 	long min_us, strsize;
 	long buffer_size;
@@ -122,6 +123,7 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 	int c, n;
 
 	r->strsize = 32;
+	r->format = REPORT_TEXT;
 	r->buffer_size = 8L << 20;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:fe:s:kcd:o:vh", longopts, NULL)) != -1) {
@@ -166,11 +168,10 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 			}
 			break;
 		case 'j':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				msg("--format %s: expected text or json", optarg);
+			if (report_format_parse(optarg,
+						REPORT_MASK(REPORT_TEXT) | REPORT_MASK(REPORT_JSON),
+						&r->format))
 				return 2;
-			}
-			r->json = !strcmp(optarg, "json");
 			break;
 		case 'b':
 			if (parse_size(optarg, &r->buffer_size)) {
@@ -475,7 +476,7 @@ static int setup(struct sc_run *r)
 		if (err)
 			return err;
 	}
-	syslines_init(&r->w, r->out.f, r->json, r->strsize);
+	syslines_init(&r->w, r->out.f, r->format, r->strsize);
 	return attach(r);
 }
 

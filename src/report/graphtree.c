@@ -519,7 +519,7 @@ static void write_header(struct graphtree *g)
 	if (g->header_done)
 		return;
 	g->header_done = true;
-	if (g->o.format == GRAPH_JSON)
+	if (g->o.format == REPORT_JSON)
 		fputs("{\"traceEvents\":[\n", g->out);
 	else
 		fprintf(g->out, "# %5s %3s) %13s |  %s\n", "TID", "CPU", "DURATION", "FUNCTION CALLS");
@@ -534,7 +534,7 @@ static void write_upto(struct graphtree *g, struct thread *t, long upto)
 	for (long i = 0; i < n; i++) {
 		struct item *it = &t->items[i];
 
-		if (g->o.format == GRAPH_JSON)
+		if (g->o.format == REPORT_JSON)
 			write_json(g, t, it);
 		else
 			write_text(g, t, it);
@@ -801,7 +801,7 @@ int graphtree_finish(struct graphtree *g, uint64_t lost_events)
 			write_upto(g, t, t->base + t->nitems);
 		}
 	}
-	if (g->o.format == GRAPH_JSON)
+	if (g->o.format == REPORT_JSON)
 		fprintf(g->out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"lost_events\":%" PRIu64
 				"}}\n", lost_events);
 	fflush(g->out);

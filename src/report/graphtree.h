@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "report/format.h"
 #include "sym/dwfunc.h"
 
 /* Longest string argument kept (bytes with the NUL). */
@@ -31,10 +32,8 @@ struct graph_fn {
 	const struct dwfunc *sig;	/* NULL: arguments as raw registers */
 };
 
-enum graph_format { GRAPH_TEXT, GRAPH_JSON };
-
 struct graphtree_opts {
-	enum graph_format format;
+	enum report_format format;	/* REPORT_TEXT or REPORT_JSON (trace events) */
 	int max_depth;		/* calls nested deeper are not shown; 0 = all */
 	uint64_t min_ns;	/* calls shorter are not shown (with their callees) */
 	bool no_args;

@@ -5,16 +5,21 @@
 #include <sys/wait.h>
 #include "report/syslines.h"
 
-void syslines_init(struct syslines *w, FILE *f, bool json, int strsize)
+void syslines_init(struct syslines *w, FILE *f, enum report_format format, int strsize)
 {
 	struct timespec rt, mono;
 
 	w->f = f;
-	w->json = json;
+	w->format = format;
 	w->fmt.strsize = strsize;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	w->wall_offset = (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
+}
+
+static bool is_json(const struct syslines *w)
+{
+	return w->format == REPORT_JSON;
 }
 
 static void print_time(struct syslines *w, uint64_t mono_ns)
@@ -40,7 +45,7 @@ static void print_comm(struct syslines *w, const char *comm)
 {
 	size_t n = strnlen(comm, SC_COMM_LEN);
 
-	if (w->json)
+	if (is_json(w))
 		sc_json_string(w->f, comm, n);
 	else
 		fwrite(comm, 1, n, w->f);
@@ -51,13 +56,13 @@ static void print_stack(struct syslines *w, const struct sysline_stack *st)
 	FILE *f = w->f;
 
 	if (st->n < 0) {
-		fputs(w->json ? ",\"stack\":null" : " > [lost user stack]\n", f);
+		fputs(is_json(w) ? ",\"stack\":null" : " > [lost user stack]\n", f);
 		return;
 	}
-	if (w->json)
+	if (is_json(w))
 		fputs(",\"stack\":[", f);
 	for (int i = 0; i < st->n; i++) {
-		if (w->json) {
+		if (is_json(w)) {
 			sc_json_string(f, st->names[i], strlen(st->names[i]));
 			if (i + 1 < st->n || st->truncated)
 				fputc(',', f);
@@ -66,8 +71,8 @@ static void print_stack(struct syslines *w, const struct sysline_stack *st)
 		}
 	}
 	if (st->truncated)
-		fputs(w->json ? "\"[truncated]\"" : " > [truncated]\n", f);
-	if (w->json)
+		fputs(is_json(w) ? "\"[truncated]\"" : " > [truncated]\n", f);
+	if (is_json(w))
 		fputc(']', f);
 }
 
@@ -79,7 +84,7 @@ void syslines_call(struct syslines *w, const struct sc_info *si, const struct sc
 	uint64_t when = resumed ? rec->exit_ns : rec->enter_ns;
 	FILE *f = w->f;
 
-	if (w->json) {
+	if (is_json(w)) {
 		fputs("{\"type\":\"syscall\",", f);
 		json_time(w, when);
 		if (done)
@@ -127,7 +132,7 @@ void syslines_exit(struct syslines *w, const struct sc_record *rec)
 	const char *sig = WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : NULL;
 	FILE *f = w->f;
 
-	if (w->json) {
+	if (is_json(w)) {
 		fputs("{\"type\":\"exit\",", f);
 		json_time(w, rec->enter_ns);
 		fprintf(f, "\"pid\":%u,\"comm\":", rec->pid);
@@ -151,7 +156,7 @@ void syslines_exit(struct syslines *w, const struct sc_record *rec)
 
 void syslines_lost(struct syslines *w, uint64_t n)
 {
-	if (w->json)
+	if (is_json(w))
 		fprintf(w->f, "{\"type\":\"lost\",\"records\":%llu}\n", (unsigned long long)n);
 	else
 		fprintf(w->f, "... %llu records lost ...\n", (unsigned long long)n);
@@ -183,7 +188,7 @@ void syslines_summary(struct syslines *w, struct syslines_row *rows, int n)
 		if (rows[i].c.max_ns > tot.max_ns)
 			tot.max_ns = rows[i].c.max_ns;
 	}
-	if (w->json) {
+	if (is_json(w)) {
 		for (int i = 0; i < n; i++) {
 			const struct sc_count *c = &rows[i].c;
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/graphtree.h"
+#include "report/json.h"
 
 /* The kernel keeps at most this many pending return probes per thread
  * (MAX_URETPROBE_DEPTH); a deeper call's return is not reported. */
@@ -439,22 +440,6 @@ static void write_text(struct graphtree *g, struct thread *t, const struct item 
 	}
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void json_event(struct graphtree *g, struct thread *t, const struct item *it, char ph,
 		       uint64_t ts, bool with_args, const char *key, const char *val)
 {
@@ -463,7 +448,7 @@ static void json_event(struct graphtree *g, struct thread *t, const struct item 
 
 	fprintf(out, "%s{\"ph\":\"%c\",\"name\":", g->json_first ? "" : ",\n", ph);
 	g->json_first = false;
-	json_str(out, g->fns[it->fid].name);
+	json_write_cstring(out, g->fns[it->fid].name);
 	fprintf(out, ",\"ts\":%" PRIu64 ".%03u,\"pid\":%u,\"tid\":%u", ts / 1000,
 		(unsigned)(ts % 1000), t->pid, t->tid);
 	if (ph == 'X')
@@ -474,16 +459,16 @@ static void json_event(struct graphtree *g, struct thread *t, const struct item 
 		const char *v = p + strlen(p) + 1;
 
 		fputc(',', out);
-		json_str(out, p);
+		json_write_cstring(out, p);
 		fputc(':', out);
-		json_str(out, v);
+		json_write_cstring(out, v);
 		p = v + strlen(v) + 1;
 	}
 	if (key) {
 		fputc(',', out);
-		json_str(out, key);
+		json_write_cstring(out, key);
 		fputc(':', out);
-		json_str(out, val);
+		json_write_cstring(out, val);
 	}
 	fputs("}}", out);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/wait.h>
+#include "report/json.h"
 #include "report/syslines.h"
 
 void syslines_init(struct syslines *w, FILE *f, enum report_format format, int strsize)
@@ -46,7 +47,7 @@ static void print_comm(struct syslines *w, const char *comm)
 	size_t n = strnlen(comm, SC_COMM_LEN);
 
 	if (is_json(w))
-		sc_json_string(w->f, comm, n);
+		json_write_string(w->f, comm, n);
 	else
 		fwrite(comm, 1, n, w->f);
 }
@@ -63,7 +64,7 @@ static void print_stack(struct syslines *w, const struct sysline_stack *st)
 		fputs(",\"stack\":[", f);
 	for (int i = 0; i < st->n; i++) {
 		if (is_json(w)) {
-			sc_json_string(f, st->names[i], strlen(st->names[i]));
+			json_write_string(f, st->names[i], strlen(st->names[i]));
 			if (i + 1 < st->n || st->truncated)
 				fputc(',', f);
 		} else {
@@ -95,7 +96,7 @@ void syslines_call(struct syslines *w, const struct sc_info *si, const struct sc
 		fprintf(f, "\"pid\":%u,\"tid\":%u,\"comm\":", rec->pid, rec->tid);
 		print_comm(w, rec->comm);
 		fprintf(f, ",\"cpu\":%u,\"nr\":%u,\"syscall\":", rec->cpu, rec->nr);
-		sc_json_string(f, si->name, strlen(si->name));
+		json_write_string(f, si->name, strlen(si->name));
 		fputc(',', f);
 		sc_print_json(f, si, rec, size, &w->fmt);
 		if (rec->flags & SC_F_UNFINISHED)
@@ -193,7 +194,7 @@ void syslines_summary(struct syslines *w, struct syslines_row *rows, int n)
 			const struct sc_count *c = &rows[i].c;
 
 			fputs("{\"type\":\"summary\",\"syscall\":", f);
-			sc_json_string(f, rows[i].name, strlen(rows[i].name));
+			json_write_string(f, rows[i].name, strlen(rows[i].name));
 			fprintf(f, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"max_ns\":%llu}\n",
 				(unsigned long long)c->calls, (unsigned long long)c->errors,
 				(unsigned long long)c->total_ns, (unsigned long long)c->max_ns);

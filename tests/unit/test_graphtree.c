@@ -2,6 +2,7 @@
  * value renderer, on calls made up here. */
 #include <stdlib.h>
 #include "test.h"
+#include "report/graph_value.h"
 #include "report/graphtree.h"
 
 static struct dwparam int_param = { .name = "v", .type = { .kind = DWT_SINT, .size = 4, .name = "int" },
@@ -204,4 +205,27 @@ TEST(graphtree_values)
 	t.kind = DWT_AGG, t.name = "struct rect";
 	graph_format_value(buf, sizeof(buf), &t, 0, NULL, 0, 0);
 	CHECK_STR(buf, "?(struct rect)");
+}
+
+TEST(graphtree_json_no_return_leaf)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct graphtree *g = tree(f, 0, 0, REPORT_JSON);
+
+	call(g, 4, 0, 1000, 0x100, 1);
+	call(g, 4, 1, 2000, 0x0f0, 2);		/* longjmp'd over */
+	ret(g, 4, 0, 4000, 0x100, 9);
+	graphtree_finish(g, 0);
+	fflush(f);
+	CHECK(strstr(buf, "{\"ph\":\"B\",\"name\":\"inner\",\"ts\":2.000,\"pid\":1,\"tid\":4,"
+			  "\"args\":{\"cpu\":0,\"v\":\"2\"}},\n{\"ph\":\"E\",\"name\":\"inner\","
+			  "\"ts\":4.000,\"pid\":1,\"tid\":4,\"args\":{\"cpu\":0,\"no_return\":"
+			  "\"longjmp, exception or lost event\"}},\n{\"ph\":\"E\",\"name\":\"outer\","
+			  "\"ts\":4.000,\"pid\":1,\"tid\":4,\"args\":{\"cpu\":0,\"return\":\"9\"}}"));
+	CHECK(graphtree_new(f, fns, 3, &(struct graphtree_opts){ .format = REPORT_SVG }) == NULL);
+	graphtree_free(g);
+	fclose(f);
+	free(buf);
 }

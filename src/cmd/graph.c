@@ -61,7 +61,7 @@ struct graph_run {
 	pid_t pid;		/* -p, or the launched command */
 	long depth, min_us, str_size;
 	bool no_args;
-	enum graph_format format;
+	enum report_format format;
 
 	struct funcsel fs;
 	struct graph_fn *fns;
@@ -91,6 +91,7 @@ static int parse_args(struct graph_run *r, int argc, char **argv)
 
 	r->o.name = "graph";
 	r->str_size = 64;
+	r->format = REPORT_TEXT;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:s:o:d:vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -141,12 +142,10 @@ static int parse_args(struct graph_run *r, int argc, char **argv)
 			}
 			break;
 		case 'f':
-			if (!strcmp(optarg, "text") || !strcmp(optarg, "json")) {
-				r->format = optarg[0] == 'j' ? GRAPH_JSON : GRAPH_TEXT;
-			} else {
-				msg("--format %s: expected text or json", optarg);
+			if (report_format_parse(optarg,
+						REPORT_MASK(REPORT_TEXT) | REPORT_MASK(REPORT_JSON),
+						&r->format))
 				return 2;
-			}
 			break;
 		case 'o':
 		case 'd':

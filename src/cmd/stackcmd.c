@@ -9,7 +9,7 @@
 
 void stackcmd_init(struct stackcmd_opts *o, const char *name)
 {
-	*o = (struct stackcmd_opts){ .s.name = name, .format = -1, .stack_size = SNAPSHOT_DEFAULT };
+	*o = (struct stackcmd_opts){ .s.name = name, .stack_size = SNAPSHOT_DEFAULT };
 }
 
 int stackcmd_parse_opt(struct stackcmd_opts *o, int c, const char *arg)
@@ -41,14 +41,9 @@ int stackcmd_parse_opt(struct stackcmd_opts *o, int c, const char *arg)
 		}
 		return 1;
 	case 'f':
-		if (!strcmp(arg, "svg")) {
-			o->format = STACKPIPE_SVG;
-		} else if (!strcmp(arg, "folded")) {
-			o->format = STACKPIPE_FOLDED;
-		} else {
-			msg("--format %s: expected svg or folded", arg);
+		if (report_format_parse(arg, STACKCMD_FORMATS, &o->format))
 			return -2;
-		}
+		o->format_given = true;
 		return 1;
 	}
 	return 0;
@@ -64,14 +59,9 @@ int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv)
 		o->s.cmd = argv;
 	if (session_check_opts(&o->s))
 		return 2;
-	if (o->format < 0) {
-		const char *out = o->s.output;
-		size_t len = out ? strlen(out) : 0;
-
-		o->format = len > 4 && !strcmp(out + len - 4, ".svg") ? STACKPIPE_SVG
-								       : STACKPIPE_FOLDED;
-	}
-	if (o->format == STACKPIPE_SVG && !o->s.output && isatty(STDOUT_FILENO)) {
+	if (!o->format_given)
+		o->format = report_format_for_path(o->s.output, STACKCMD_FORMATS, REPORT_FOLDED);
+	if (o->format == REPORT_SVG && !o->s.output && isatty(STDOUT_FILENO)) {
 		msg("--format svg: give -o FILE.svg (not writing SVG to a terminal)");
 		return 2;
 	}

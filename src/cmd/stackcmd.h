@@ -5,16 +5,21 @@
 #ifndef STACKSCOPE_CMD_STACKCMD_H
 #define STACKSCOPE_CMD_STACKCMD_H
 #include <stdbool.h>
+#include "report/format.h"
 #include "stacks/pipeline.h"
 #include "trace/session.h"
 #include "unwind/unwind.h"
+
+/* The formats a stack command writes. */
+#define STACKCMD_FORMATS (REPORT_MASK(REPORT_SVG) | REPORT_MASK(REPORT_FOLDED))
 
 struct stackcmd_opts {
 	struct session_opts s;	/* -p -d -o -v, -- CMD */
 	bool user_only;		/* -U */
 	bool kernel_only;	/* -K */
 	bool offsets;		/* --offsets */
-	int format;		/* --format: -1 from the file name, else STACKPIPE_* */
+	enum report_format format;	/* --format, else from -o's name */
+	bool format_given;
 	enum unwind_mode unwind;	/* --unwind */
 	long stack_size;	/* --stack-size: bytes of user stack copied */
 };

@@ -65,7 +65,8 @@ struct pending_stack {
 struct sc_run {
 	/* options */
 	struct session_opts o;
-	bool follow, failed, stacks, summary, json;
+	bool follow, failed, stacks, summary;
+	enum report_format format;
 	const char *filter;	/* -e */
 	long min_us, strsize;
 	long buffer_size;
@@ -112,6 +113,7 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 
 	r->o.name = "syscalls";
 	r->strsize = 32;
+	r->format = REPORT_TEXT;
 	r->buffer_size = 8L << 20;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:fe:s:kcd:o:vh", longopts, NULL)) != -1) {
@@ -150,11 +152,10 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 			r->summary = true;
 			break;
 		case 'j':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				msg("--format %s: expected text or json", optarg);
+			if (report_format_parse(optarg,
+						REPORT_MASK(REPORT_TEXT) | REPORT_MASK(REPORT_JSON),
+						&r->format))
 				return 2;
-			}
-			r->json = !strcmp(optarg, "json");
 			break;
 		case 'b':
 			if (parse_size(optarg, &r->buffer_size)) {
@@ -379,7 +380,7 @@ static int setup(struct sc_run *r, struct session *s)
 	out = session_output(s);
 	if (!out)
 		return -errno;
-	syslines_init(&r->w, out, r->json, r->strsize);
+	syslines_init(&r->w, out, r->format, r->strsize);
 	struct bpf_program *progs[] = {
 		skel->progs.on_sys_enter, skel->progs.on_sys_exit, skel->progs.on_exit,
 		skel->progs.on_fork, skel->progs.on_exec,

@@ -1,8 +1,11 @@
+/* The call-graph model: per thread, a stack of open calls and the lines
+ * held until settled, handed then to the writer of the output format. */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/graph_value.h"
+#include "report/graph_writer.h"
 #include "report/graphtree.h"
 
 /* The kernel keeps at most this many pending return probes per thread
@@ -10,29 +13,28 @@
 #define URETPROBE_DEPTH_MAX 64
 #define THREAD_BUCKETS 1024
 #define HOLD_MAX 512		/* held lines per thread before writing what is settled */
-#define VAL_MAX 1100		/* one rendered value (a string of GRAPH_STR_MAX escaped) */
 
 static const char *const reg_names[6] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
 
+/* The writer call a line becomes (see graph_writer.h). */
 enum item_kind {
 	ITEM_OPEN,	/* "f(args) {" */
 	ITEM_LEAF,	/* "f(args) = ret;" */
 	ITEM_CLOSE,	/* "} = ret; / * f * /" */
-	ITEM_NORET_LEAF,	/* "f(args); / * no return: why * /" */
-	ITEM_NORET_CLOSE,	/* "} / * f: no return: why * /" */
 };
 
-/* One line of the tree, held until settled.  args: "name\0value\0..."
- * (nargs pairs), owned; NULL while the late values are awaited. */
+/* One line of the tree, held until settled.  args: nargs pairs in one
+ * allocation with their strings, owned; NULL while the late values are
+ * awaited. */
 struct item {
 	enum item_kind kind;
 	int depth;
 	uint32_t fid, cpu;
 	uint64_t ts;		/* entry (OPEN/LEAF), else the closing time */
-	uint64_t end;		/* LEAF: the return time */
+	uint64_t dur;		/* LEAF, CLOSE: the call's time */
 	uint64_t ret;
-	const char *why;	/* NORET_*: static */
-	char *args;
+	const char *why;	/* LEAF, CLOSE: NULL, or why no return (static) */
+	struct graph_arg *args;
 	int nargs;
 };
 
@@ -64,164 +66,16 @@ struct graphtree {
 	const struct graph_fn *fns;
 	size_t nfns;
 	struct graphtree_opts o;
+	const struct graph_writer_ops *w;
+	void *wstate;		/* the writer's, w->size bytes */
+	bool begun;		/* w->begin called */
 	struct thread *buckets[THREAD_BUCKETS];
 	struct graphtree_stats st;
-	bool json_first;
-	bool header_done;
+	char *scratch;		/* render_args: "name\0value\0..." */
+	size_t scratch_cap;
 	uint64_t last_ts;	/* newest record seen */
 	int err;
 };
-
-/* ---- values ---------------------------------------------------------------- */
-
-static void put_escaped(char *buf, size_t size, const char *s, size_t n, bool truncated)
-{
-	size_t o = 0;
-
-	if (size < 8)
-		return;
-	buf[o++] = '"';
-	for (size_t i = 0; i < n && o + 8 < size; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		switch (c) {
-		case '"': o += snprintf(buf + o, size - o, "\\\""); break;
-		case '\\': o += snprintf(buf + o, size - o, "\\\\"); break;
-		case '\n': o += snprintf(buf + o, size - o, "\\n"); break;
-		case '\t': o += snprintf(buf + o, size - o, "\\t"); break;
-		case '\r': o += snprintf(buf + o, size - o, "\\r"); break;
-		default:
-			if (c < 0x20 || c >= 0x7f)
-				o += snprintf(buf + o, size - o, "\\x%02x", c);
-			else
-				buf[o++] = (char)c;
-		}
-	}
-	snprintf(buf + o, size - o, truncated ? "\"..." : "\"");
-}
-
-static void put_char(char *buf, size_t size, unsigned char c)
-{
-	char s[8];
-
-	switch (c) {
-	case '\'': snprintf(s, sizeof(s), "\\'"); break;
-	case '\\': snprintf(s, sizeof(s), "\\\\"); break;
-	case '\n': snprintf(s, sizeof(s), "\\n"); break;
-	case '\t': snprintf(s, sizeof(s), "\\t"); break;
-	case '\r': snprintf(s, sizeof(s), "\\r"); break;
-	case 0: snprintf(s, sizeof(s), "\\0"); break;
-	default:
-		if (c < 0x20 || c >= 0x7f)
-			snprintf(s, sizeof(s), "\\x%02x", c);
-		else
-			snprintf(s, sizeof(s), "%c", c);
-	}
-	snprintf(buf, size, "'%s'", s);
-}
-
-/* The shortest %g that reads back as the same value. */
-static void put_double(char *buf, size_t size, double v, int maxprec)
-{
-	if (isnan(v) || isinf(v)) {
-		snprintf(buf, size, "%g", v);
-		return;
-	}
-	for (int p = 1; p <= maxprec; p++) {
-		snprintf(buf, size, "%.*g", p, v);
-		if (maxprec <= 9 ? (float)strtod(buf, NULL) == (float)v : strtod(buf, NULL) == v)
-			return;
-	}
-}
-
-static int64_t sign_extend(uint64_t raw, unsigned size)
-{
-	unsigned shift = size >= 8 ? 0 : 64 - 8 * size;
-
-	return (int64_t)(raw << shift) >> shift;
-}
-
-static uint64_t zero_extend(uint64_t raw, unsigned size)
-{
-	return size >= 8 ? raw : raw & ((1ULL << (8 * size)) - 1);
-}
-
-void graph_format_value(char *buf, size_t size, const struct dwtype *t, uint64_t raw,
-			const char *str, int32_t slen, unsigned str_size)
-{
-	int64_t sv;
-	uint64_t uv;
-
-	switch (t->kind) {
-	case DWT_SINT:
-		snprintf(buf, size, "%" PRId64, sign_extend(raw, t->size));
-		return;
-	case DWT_UINT:
-		snprintf(buf, size, "%" PRIu64, zero_extend(raw, t->size));
-		return;
-	case DWT_BOOL:
-		uv = zero_extend(raw, t->size);
-		if (uv <= 1)
-			snprintf(buf, size, "%s", uv ? "true" : "false");
-		else
-			snprintf(buf, size, "%" PRIu64, uv);
-		return;
-	case DWT_CHAR:
-		put_char(buf, size, (unsigned char)raw);
-		return;
-	case DWT_ENUM:
-		sv = t->is_signed ? sign_extend(raw, t->size) : (int64_t)zero_extend(raw, t->size);
-		for (size_t i = 0; i < t->nenums; i++) {
-			if (t->enums[i].value == sv) {
-				snprintf(buf, size, "%s", t->enums[i].name);
-				return;
-			}
-		}
-		if (t->is_signed)
-			snprintf(buf, size, "%" PRId64, sv);
-		else
-			snprintf(buf, size, "%" PRIu64, (uint64_t)sv);
-		return;
-	case DWT_STR:
-		if (!raw) {
-			snprintf(buf, size, "NULL");
-		} else if (slen > 0 && str) {
-			bool trunc = str_size && (unsigned)slen >= str_size;
-
-			put_escaped(buf, size, str, strnlen(str, (size_t)slen), trunc);
-		} else {
-			snprintf(buf, size, "0x%" PRIx64 " <unreadable>", raw);
-		}
-		return;
-	case DWT_PTR:
-		if (!raw)
-			snprintf(buf, size, "NULL");
-		else
-			snprintf(buf, size, "0x%" PRIx64, raw);
-		return;
-	case DWT_FLOAT:
-		if (t->size == 4) {
-			float f;
-			uint32_t w = (uint32_t)raw;
-
-			memcpy(&f, &w, sizeof(f));
-			put_double(buf, size, f, 9);
-		} else {
-			double d;
-
-			memcpy(&d, &raw, sizeof(d));
-			put_double(buf, size, d, 17);
-		}
-		return;
-	default:
-		snprintf(buf, size, "?(%s)", t->name ? t->name : "?");
-	}
-}
-
-static void unknown(char *buf, size_t size, const struct dwtype *t)
-{
-	snprintf(buf, size, "?(%s)", t->name ? t->name : "?");
-}
 
 /* ---- threads and held lines --------------------------------------------- */
 
@@ -268,27 +122,46 @@ static struct item *item_add(struct graphtree *g, struct thread *t, long *abs)
 	return &t->items[t->nitems++];
 }
 
-/* Appends "name\0value\0" to a growing buffer. */
-static int args_add(char **buf, size_t *len, size_t *cap, const char *name, const char *val)
+/* Appends "name\0value\0" to g->scratch, *len bytes long. */
+static int args_add(struct graphtree *g, size_t *len, const char *name, const char *val)
 {
 	size_t n = strlen(name) + 1, m = strlen(val) + 1;
 
-	if (*len + n + m > *cap) {
-		size_t c = *cap ? *cap * 2 : 128;
+	if (*len + n + m > g->scratch_cap) {
+		size_t c = g->scratch_cap ? g->scratch_cap * 2 : 1024;
 		char *p;
 
 		while (c < *len + n + m)
 			c *= 2;
-		p = realloc(*buf, c);
+		p = realloc(g->scratch, c);
 		if (!p)
 			return -ENOMEM;
-		*buf = p;
-		*cap = c;
+		g->scratch = p;
+		g->scratch_cap = c;
 	}
-	memcpy(*buf + *len, name, n);
-	memcpy(*buf + *len + n, val, m);
+	memcpy(g->scratch + *len, name, n);
+	memcpy(g->scratch + *len + n, val, m);
 	*len += n + m;
 	return 0;
+}
+
+/* The nargs pairs in g->scratch (len bytes) as one allocation: the
+ * array, then the strings it points to. */
+static struct graph_arg *args_pack(struct graphtree *g, size_t len, int nargs)
+{
+	struct graph_arg *a = malloc(nargs * sizeof(*a) + len);
+	char *p;
+
+	if (!a)
+		return NULL;
+	p = memcpy(a + nargs, g->scratch, len);
+	for (int i = 0; i < nargs; i++) {
+		a[i].name = p;
+		p += strlen(p) + 1;
+		a[i].value = p;
+		p += strlen(p) + 1;
+	}
+	return a;
 }
 
 /* Renders the arguments of frame f into its line. */
@@ -297,9 +170,8 @@ static void render_args(struct graphtree *g, struct thread *t, struct frame *f,
 {
 	const struct graph_fn *fn = &g->fns[f->fid];
 	struct item *it = item_at(t, f->item);
-	char val[VAL_MAX], name[16];
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
+	char val[GRAPH_VALUE_MAX];
+	size_t len = 0;
 	int n = 0, err = 0;
 
 	if (!it)
@@ -308,9 +180,8 @@ static void render_args(struct graphtree *g, struct thread *t, struct frame *f,
 		/* nothing */
 	} else if (!fn->sig) {
 		for (int r = 0; r < 6 && !err; r++, n++) {
-			snprintf(name, sizeof(name), "%s", reg_names[r]);
 			snprintf(val, sizeof(val), "0x%" PRIx64, c->regs[r]);
-			err = args_add(&buf, &len, &cap, name, val);
+			err = args_add(g, &len, reg_names[r], val);
 		}
 	} else {
 		const struct dwfunc *s = fn->sig;
@@ -325,21 +196,20 @@ static void render_args(struct graphtree *g, struct thread *t, struct frame *f,
 				graph_format_value(val, sizeof(val), &p->type, f->late[p->index],
 						   NULL, 0, 0);
 			else
-				unknown(val, sizeof(val), &p->type);
-			err = args_add(&buf, &len, &cap, p->name[0] ? p->name : "?", val);
+				graph_format_unknown(val, sizeof(val), &p->type);
+			err = args_add(g, &len, p->name[0] ? p->name : "?", val);
 		}
 		if (s->varargs && !err) {
-			err = args_add(&buf, &len, &cap, "...", "?");
+			err = args_add(g, &len, "...", "?");
 			n++;
 		}
 	}
-	if (err) {
-		free(buf);
+	if (!err && n)
+		it->args = args_pack(g, len, n);
+	if (err || (n && !it->args)) {
 		g->err = -ENOMEM;
-		buf = NULL;
 		n = 0;
 	}
-	it->args = buf;
 	it->nargs = n;
 }
 
@@ -361,7 +231,7 @@ static void settle_top(struct graphtree *g, struct thread *t)
 static void ret_text(struct graphtree *g, const struct item *it, char *buf, size_t size)
 {
 	const struct graph_fn *fn = &g->fns[it->fid];
-	char val[VAL_MAX];
+	char val[GRAPH_VALUE_MAX];
 
 	buf[0] = 0;
 	if (g->o.no_args)
@@ -375,154 +245,52 @@ static void ret_text(struct graphtree *g, const struct item *it, char *buf, size
 	if (fn->sig->ret_loc == DWLOC_REG)
 		graph_format_value(val, sizeof(val), &fn->sig->ret, it->ret, NULL, 0, 0);
 	else
-		unknown(val, sizeof(val), &fn->sig->ret);
+		graph_format_unknown(val, sizeof(val), &fn->sig->ret);
 	snprintf(buf, size, "%s", val);
 }
 
-/* ---- writers -------------------------------------------------------------- */
+/* ---- writing ------------------------------------------------------------ */
 
-static void text_args(FILE *out, const struct item *it)
+/* Hands the line to the writer. */
+static void write_item(struct graphtree *g, struct thread *t, const struct item *it)
 {
-	const char *p = it->args;
+	char ret[GRAPH_VALUE_MAX];
+	struct graph_line l = {
+		.name = g->fns[it->fid].name,
+		.pid = t->pid,
+		.tid = t->tid,
+		.cpu = it->cpu,
+		.depth = it->depth,
+		.ts = it->ts,
+		.dur = it->dur,
+		.args = it->args,
+		.nargs = it->nargs,
+		.ret = ret,
+		.why = it->why,
+	};
 
-	fputc('(', out);
-	for (int i = 0; p && i < it->nargs; i++) {
-		const char *v = p + strlen(p) + 1;
-
-		fprintf(out, "%s%s=%s", i ? ", " : "", p, v);
-		p = v + strlen(v) + 1;
-	}
-	fputc(')', out);
-}
-
-static void write_text(struct graphtree *g, struct thread *t, const struct item *it)
-{
-	const char *name = g->fns[it->fid].name;
-	FILE *out = g->out;
-	char ret[VAL_MAX];
-
-	fprintf(out, "%7u %3u) ", t->tid, it->cpu);
-	if (it->kind == ITEM_LEAF)
-		fprintf(out, "%10.3f us ", (it->end - it->ts) / 1e3);
-	else if (it->kind == ITEM_CLOSE)
-		fprintf(out, "%10.3f us ", it->end / 1e3);
-	else
-		fprintf(out, "%14s", "");
-	fprintf(out, "|  %*s", 2 * it->depth, "");
+	ret[0] = 0;
+	if (it->kind != ITEM_OPEN && !it->why)
+		ret_text(g, it, ret, sizeof(ret));
 	switch (it->kind) {
 	case ITEM_OPEN:
-		fputs(name, out);
-		text_args(out, it);
-		fputs(" {\n", out);
+		g->w->call_open(g->wstate, &l);
 		break;
 	case ITEM_LEAF:
-		fputs(name, out);
-		text_args(out, it);
-		ret_text(g, it, ret, sizeof(ret));
-		fprintf(out, "%s%s;\n", ret[0] ? " = " : "", ret);
+		g->w->call_leaf(g->wstate, &l);
 		break;
 	case ITEM_CLOSE:
-		ret_text(g, it, ret, sizeof(ret));
-		if (ret[0])
-			fprintf(out, "} = %s; /* %s */\n", ret, name);
-		else
-			fprintf(out, "} /* %s */\n", name);
-		break;
-	case ITEM_NORET_LEAF:
-		fputs(name, out);
-		text_args(out, it);
-		fprintf(out, "; /* no return: %s */\n", it->why);
-		break;
-	case ITEM_NORET_CLOSE:
-		fprintf(out, "} /* %s: no return: %s */\n", name, it->why);
+		g->w->call_close(g->wstate, &l);
 		break;
 	}
 }
 
-static void json_str(FILE *out, const char *s)
+static void begin(struct graphtree *g)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
-static void json_event(struct graphtree *g, struct thread *t, const struct item *it, char ph,
-		       uint64_t ts, bool with_args, const char *key, const char *val)
-{
-	FILE *out = g->out;
-	const char *p = it->args;
-
-	fprintf(out, "%s{\"ph\":\"%c\",\"name\":", g->json_first ? "" : ",\n", ph);
-	g->json_first = false;
-	json_str(out, g->fns[it->fid].name);
-	fprintf(out, ",\"ts\":%" PRIu64 ".%03u,\"pid\":%u,\"tid\":%u", ts / 1000,
-		(unsigned)(ts % 1000), t->pid, t->tid);
-	if (ph == 'X')
-		fprintf(out, ",\"dur\":%" PRIu64 ".%03u", (it->end - it->ts) / 1000,
-			(unsigned)((it->end - it->ts) % 1000));
-	fprintf(out, ",\"args\":{\"cpu\":%u", it->cpu);
-	for (int i = 0; with_args && p && i < it->nargs; i++) {
-		const char *v = p + strlen(p) + 1;
-
-		fputc(',', out);
-		json_str(out, p);
-		fputc(':', out);
-		json_str(out, v);
-		p = v + strlen(v) + 1;
-	}
-	if (key) {
-		fputc(',', out);
-		json_str(out, key);
-		fputc(':', out);
-		json_str(out, val);
-	}
-	fputs("}}", out);
-}
-
-static void write_json(struct graphtree *g, struct thread *t, const struct item *it)
-{
-	char ret[VAL_MAX];
-
-	switch (it->kind) {
-	case ITEM_OPEN:
-		json_event(g, t, it, 'B', it->ts, true, NULL, NULL);
-		break;
-	case ITEM_LEAF:
-		ret_text(g, it, ret, sizeof(ret));
-		json_event(g, t, it, 'X', it->ts, true, ret[0] ? "return" : NULL, ret);
-		break;
-	case ITEM_CLOSE:
-		ret_text(g, it, ret, sizeof(ret));
-		json_event(g, t, it, 'E', it->ts, false, ret[0] ? "return" : NULL, ret);
-		break;
-	case ITEM_NORET_LEAF:
-		json_event(g, t, it, 'B', it->ts, true, NULL, NULL);
-		json_event(g, t, it, 'E', it->end, false, "no_return", it->why);
-		break;
-	case ITEM_NORET_CLOSE:
-		json_event(g, t, it, 'E', it->ts, false, "no_return", it->why);
-		break;
-	}
-}
-
-static void write_header(struct graphtree *g)
-{
-	if (g->header_done)
+	if (g->begun)
 		return;
-	g->header_done = true;
-	if (g->o.format == GRAPH_JSON)
-		fputs("{\"traceEvents\":[\n", g->out);
-	else
-		fprintf(g->out, "# %5s %3s) %13s |  %s\n", "TID", "CPU", "DURATION", "FUNCTION CALLS");
+	g->begun = true;
+	g->w->begin(g->wstate, g->out);
 }
 
 /* Writes the held lines of t up to (not including) absolute index upto. */
@@ -530,15 +298,10 @@ static void write_upto(struct graphtree *g, struct thread *t, long upto)
 {
 	long n = upto - t->base;
 
-	write_header(g);
+	begin(g);
 	for (long i = 0; i < n; i++) {
-		struct item *it = &t->items[i];
-
-		if (g->o.format == GRAPH_JSON)
-			write_json(g, t, it);
-		else
-			write_text(g, t, it);
-		free(it->args);
+		write_item(g, t, &t->items[i]);
+		free(t->items[i].args);
 	}
 	memmove(t->items, t->items + n, (t->nitems - n) * sizeof(*t->items));
 	t->nitems -= n;
@@ -578,15 +341,34 @@ static void write_settled(struct graphtree *g, struct thread *t, uint64_t now)
 struct graphtree *graphtree_new(FILE *out, const struct graph_fn *fns, size_t nfns,
 				const struct graphtree_opts *o)
 {
-	struct graphtree *g = calloc(1, sizeof(*g));
+	const struct graph_writer_ops *w;
+	struct graphtree *g;
 
+	switch (o->format) {
+	case REPORT_TEXT:
+		w = &graph_text_writer;
+		break;
+	case REPORT_JSON:
+	case REPORT_TRACE:
+		w = &graph_trace_writer;
+		break;
+	default:
+		errno = EINVAL;
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
+	g->wstate = calloc(1, w->size);
+	if (!g->wstate) {
+		free(g);
+		return NULL;
+	}
 	g->out = out;
 	g->fns = fns;
 	g->nfns = nfns;
 	g->o = *o;
-	g->json_first = true;
+	g->w = w;
 	return g;
 }
 
@@ -702,8 +484,8 @@ static void close_top(struct graphtree *g, struct thread *t, uint64_t ts, uint32
 		return;
 	}
 	if (open && f->item == t->base + t->nitems - 1) {
-		open->kind = why ? ITEM_NORET_LEAF : ITEM_LEAF;
-		open->end = ts;
+		open->kind = ITEM_LEAF;
+		open->dur = dur;
 		open->ret = ret;
 		open->why = why;
 		return;
@@ -711,12 +493,12 @@ static void close_top(struct graphtree *g, struct thread *t, uint64_t ts, uint32
 	it = item_add(g, t, NULL);
 	if (!it)
 		return;
-	it->kind = why ? ITEM_NORET_CLOSE : ITEM_CLOSE;
+	it->kind = ITEM_CLOSE;
 	it->depth = t->depth;
 	it->fid = f->fid;
 	it->cpu = cpu;
 	it->ts = ts;
-	it->end = dur;		/* for a closing line: the call's duration */
+	it->dur = dur;
 	it->ret = ret;
 	it->why = why;
 }
@@ -790,7 +572,7 @@ int graphtree_flush(struct graphtree *g, uint64_t now)
 
 int graphtree_finish(struct graphtree *g, uint64_t lost_events)
 {
-	write_header(g);
+	begin(g);
 	for (int b = 0; b < THREAD_BUCKETS; b++) {
 		for (struct thread *t = g->buckets[b]; t; t = t->next) {
 			uint64_t ts = g->last_ts;
@@ -801,9 +583,7 @@ int graphtree_finish(struct graphtree *g, uint64_t lost_events)
 			write_upto(g, t, t->base + t->nitems);
 		}
 	}
-	if (g->o.format == GRAPH_JSON)
-		fprintf(g->out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"lost_events\":%" PRIu64
-				"}}\n", lost_events);
+	g->w->end(g->wstate, lost_events);
 	fflush(g->out);
 	return g->err;
 }
@@ -831,5 +611,7 @@ void graphtree_free(struct graphtree *g)
 			free(t);
 		}
 	}
+	free(g->scratch);
+	free(g->wstate);
 	free(g);
 }

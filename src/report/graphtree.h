@@ -1,12 +1,13 @@
-/* The function-graph writer: entry, return and thread-exit records of
- * traced calls in, per thread, nested calls out, as an aligned text tree
+/* The function-graph model: entry, return and thread-exit records of
+ * traced calls in, per thread, nested calls out, rendered by the writer
+ * of the chosen format (graph_writer.h): an aligned text tree
  *
  *     TID CPU)   DURATION   |  FUNCTION CALLS
  *    4242   1)              |  manhattan(p=0x7ffd3c0a1b20) {
  *    4242   1)    0.604 us  |    absval(v=-3) = 3;
  *    4242   1)    1.204 us  |  } = 7; /+ manhattan +/
  *
- * or as Chrome / Perfetto trace-event JSON ("B"/"E"/"X" events).
+ * or Chrome / Perfetto trace events ("B"/"E"/"X").
  *
  * Calls are nested per thread with a stack of open calls.  A call whose
  * return never comes (longjmp, exit, pthread_exit) is closed, marked, when
@@ -20,21 +21,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "report/format.h"
 #include "sym/dwfunc.h"
 
 /* Longest string argument kept (bytes with the NUL). */
 #define GRAPH_STR_LIMIT 256
 
-/* One traced function as the writer needs it. */
+/* One traced function as the model needs it. */
 struct graph_fn {
 	const char *name;
 	const struct dwfunc *sig;	/* NULL: arguments as raw registers */
 };
 
-enum graph_format { GRAPH_TEXT, GRAPH_JSON };
-
 struct graphtree_opts {
-	enum graph_format format;
+	enum report_format format;	/* REPORT_TEXT; REPORT_JSON or REPORT_TRACE: trace events */
 	int max_depth;		/* calls nested deeper are not shown; 0 = all */
 	uint64_t min_ns;	/* calls shorter are not shown (with their callees) */
 	bool no_args;
@@ -61,7 +61,8 @@ struct graphtree_stats {
 
 struct graphtree;
 
-/* fns[fid] describes function fid; both must outlive the writer. */
+/* fns[fid] describes function fid; both must outlive g.  NULL with errno
+ * set (EINVAL: a format without a graph writer). */
 struct graphtree *graphtree_new(FILE *out, const struct graph_fn *fns, size_t nfns,
 				const struct graphtree_opts *o);
 int graphtree_entry(struct graphtree *g, const struct graph_call *c);
@@ -78,12 +79,5 @@ int graphtree_flush(struct graphtree *g, uint64_t now);
 int graphtree_finish(struct graphtree *g, uint64_t lost_events);
 const struct graphtree_stats *graphtree_stats(const struct graphtree *g);
 void graphtree_free(struct graphtree *g);
-
-/* Renders a value of type t held in raw (the low t->size bytes matter)
- * into buf: integers, bool, char, enum names, pointers, floats (raw holds
- * their bytes), strings (str/slen as in graph_call, cut at str_size).
- * Exposed for the unit tests. */
-void graph_format_value(char *buf, size_t size, const struct dwtype *t, uint64_t raw,
-			const char *str, int32_t slen, unsigned str_size);
 
 #endif

@@ -3,18 +3,24 @@
 #include <string.h>
 #include <time.h>
 #include <sys/wait.h>
+#include "report/json.h"
 #include "report/syslines.h"
 
-void syslines_init(struct syslines *w, FILE *f, bool json, int strsize)
+void syslines_init(struct syslines *w, FILE *f, enum report_format format, int strsize)
 {
 	struct timespec rt, mono;
 
 	w->f = f;
-	w->json = json;
+	w->format = format;
 	w->fmt.strsize = strsize;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	w->wall_offset = (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
+}
+
+static bool is_json(const struct syslines *w)
+{
+	return w->format == REPORT_JSON;
 }
 
 static void print_time(struct syslines *w, uint64_t mono_ns)
@@ -40,8 +46,8 @@ static void print_comm(struct syslines *w, const char *comm)
 {
 	size_t n = strnlen(comm, SC_COMM_LEN);
 
-	if (w->json)
-		sc_json_string(w->f, comm, n);
+	if (is_json(w))
+		json_write_string(w->f, comm, n);
 	else
 		fwrite(comm, 1, n, w->f);
 }
@@ -51,14 +57,14 @@ static void print_stack(struct syslines *w, const struct sysline_stack *st)
 	FILE *f = w->f;
 
 	if (st->n < 0) {
-		fputs(w->json ? ",\"stack\":null" : " > [lost user stack]\n", f);
+		fputs(is_json(w) ? ",\"stack\":null" : " > [lost user stack]\n", f);
 		return;
 	}
-	if (w->json)
+	if (is_json(w))
 		fputs(",\"stack\":[", f);
 	for (int i = 0; i < st->n; i++) {
-		if (w->json) {
-			sc_json_string(f, st->names[i], strlen(st->names[i]));
+		if (is_json(w)) {
+			json_write_string(f, st->names[i], strlen(st->names[i]));
 			if (i + 1 < st->n || st->truncated)
 				fputc(',', f);
 		} else {
@@ -66,8 +72,8 @@ static void print_stack(struct syslines *w, const struct sysline_stack *st)
 		}
 	}
 	if (st->truncated)
-		fputs(w->json ? "\"[truncated]\"" : " > [truncated]\n", f);
-	if (w->json)
+		fputs(is_json(w) ? "\"[truncated]\"" : " > [truncated]\n", f);
+	if (is_json(w))
 		fputc(']', f);
 }
 
@@ -79,7 +85,7 @@ void syslines_call(struct syslines *w, const struct sc_info *si, const struct sc
 	uint64_t when = resumed ? rec->exit_ns : rec->enter_ns;
 	FILE *f = w->f;
 
-	if (w->json) {
+	if (is_json(w)) {
 		fputs("{\"type\":\"syscall\",", f);
 		json_time(w, when);
 		if (done)
@@ -90,7 +96,7 @@ void syslines_call(struct syslines *w, const struct sc_info *si, const struct sc
 		fprintf(f, "\"pid\":%u,\"tid\":%u,\"comm\":", rec->pid, rec->tid);
 		print_comm(w, rec->comm);
 		fprintf(f, ",\"cpu\":%u,\"nr\":%u,\"syscall\":", rec->cpu, rec->nr);
-		sc_json_string(f, si->name, strlen(si->name));
+		json_write_string(f, si->name, strlen(si->name));
 		fputc(',', f);
 		sc_print_json(f, si, rec, size, &w->fmt);
 		if (rec->flags & SC_F_UNFINISHED)
@@ -127,7 +133,7 @@ void syslines_exit(struct syslines *w, const struct sc_record *rec)
 	const char *sig = WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : NULL;
 	FILE *f = w->f;
 
-	if (w->json) {
+	if (is_json(w)) {
 		fputs("{\"type\":\"exit\",", f);
 		json_time(w, rec->enter_ns);
 		fprintf(f, "\"pid\":%u,\"comm\":", rec->pid);
@@ -151,7 +157,7 @@ void syslines_exit(struct syslines *w, const struct sc_record *rec)
 
 void syslines_lost(struct syslines *w, uint64_t n)
 {
-	if (w->json)
+	if (is_json(w))
 		fprintf(w->f, "{\"type\":\"lost\",\"records\":%llu}\n", (unsigned long long)n);
 	else
 		fprintf(w->f, "... %llu records lost ...\n", (unsigned long long)n);
@@ -183,12 +189,12 @@ void syslines_summary(struct syslines *w, struct syslines_row *rows, int n)
 		if (rows[i].c.max_ns > tot.max_ns)
 			tot.max_ns = rows[i].c.max_ns;
 	}
-	if (w->json) {
+	if (is_json(w)) {
 		for (int i = 0; i < n; i++) {
 			const struct sc_count *c = &rows[i].c;
 
 			fputs("{\"type\":\"summary\",\"syscall\":", f);
-			sc_json_string(f, rows[i].name, strlen(rows[i].name));
+			json_write_string(f, rows[i].name, strlen(rows[i].name));
 			fprintf(f, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"max_ns\":%llu}\n",
 				(unsigned long long)c->calls, (unsigned long long)c->errors,
 				(unsigned long long)c->total_ns, (unsigned long long)c->max_ns);

@@ -10,11 +10,12 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "bpf/syscalls.h"
+#include "report/format.h"
 #include "syscall/decode.h"
 
 struct syslines {
 	FILE *f;
-	bool json;
+	enum report_format format;	/* REPORT_TEXT or REPORT_JSON */
 	struct sc_fmt_opts fmt;
 	int64_t wall_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
 };
@@ -27,7 +28,7 @@ struct sysline_stack {
 };
 
 /* Sets wall_offset from the clocks now. */
-void syslines_init(struct syslines *w, FILE *f, bool json, int strsize);
+void syslines_init(struct syslines *w, FILE *f, enum report_format format, int strsize);
 /* stack NULL: none asked for. */
 void syslines_call(struct syslines *w, const struct sc_info *si, const struct sc_record *rec,
 		   size_t size, const struct sysline_stack *stack);

@@ -277,7 +277,7 @@ struct stacks *stackpipe_stacks(struct stackpipe *sp)
 int stackpipe_write(struct stackpipe *sp, FILE *f, const struct stackpipe_report *r)
 {
 	stacks_sort(sp->stacks);
-	if (r->format == STACKPIPE_SVG) {
+	if (r->format == REPORT_SVG) {
 		struct flame_opts fo = {
 			.title = r->title,
 			.subtitle = r->subtitle,

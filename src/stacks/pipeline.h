@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "bpf/stacks.h"
+#include "report/format.h"
 #include "report/stacks.h"
 #include "stacks/stackagg.h"
 #include "unwind/unwind.h"
@@ -109,7 +110,7 @@ struct stacks *stackpipe_stacks(struct stackpipe *sp);
 
 /* How the stacks are drawn. */
 struct stackpipe_report {
-	enum { STACKPIPE_FOLDED, STACKPIPE_SVG } format;
+	enum report_format format;	/* REPORT_FOLDED or REPORT_SVG */
 	const char *title;	/* "CPU profile: CMD" */
 	const char *subtitle;	/* "cpu-clock at 99 Hz, 5.00 s, DATE" */
 	const char *unit;	/* "samples", "us" */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "common.h"
+#include "report/json.h"
 #include "syscall/decode_int.h"
 
 #define MAX_ERRNO 4095
@@ -534,75 +535,6 @@ void sc_print_call(FILE *f, const struct sc_info *si, const struct sc_record *r,
 
 /* ---- JSON ------------------------------------------------------------- */
 
-/* Bytes of the valid UTF-8 sequence at p (no overlongs, surrogates or
- * code points past U+10FFFF), 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *p, size_t avail)
-{
-	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (avail < n || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-void sc_json_string(FILE *f, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	fputc('"', f);
-	while (i < len) {
-		unsigned char ch = p[i];
-		size_t n;
-
-		if (ch == '"' || ch == '\\') {
-			fputc('\\', f);
-			fputc(ch, f);
-			i++;
-		} else if (ch >= 0x20 && ch < 0x7f) {
-			fputc(ch, f);
-			i++;
-		} else if (ch == '\n' || ch == '\t' || ch == '\r') {
-			fputs(ch == '\n' ? "\\n" : ch == '\t' ? "\\t" : "\\r", f);
-			i++;
-		} else if (ch >= 0x80 && (n = utf8_seq(p + i, len - i))) {
-			fwrite(p + i, 1, n, f);
-			i += n;
-		} else {
-			/* a control character, DEL, or a byte that is not UTF-8:
-			 * the code point of the same number */
-			fprintf(f, "\\u%04x", ch);
-			i++;
-		}
-	}
-	fputc('"', f);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	sc_json_string(f, s, strlen(s));
-}
-
 void sc_print_json(FILE *f, const struct sc_info *si, const struct sc_record *r, size_t size,
 		   const struct sc_fmt_opts *o)
 {
@@ -624,9 +556,9 @@ void sc_print_json(FILE *f, const struct sc_info *si, const struct sc_record *r,
 			name = fallback;
 		}
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		json_str(f, name);
+		json_write_cstring(f, name);
 		fprintf(f, ",\"raw\":%llu,\"value\":", (unsigned long long)r->args[arg]);
-		json_str(f, text_of(&rd.text[i]));
+		json_write_cstring(f, text_of(&rd.text[i]));
 		fputc('}', f);
 	}
 	fputs("],\"ret\":", f);
@@ -635,17 +567,17 @@ void sc_print_json(FILE *f, const struct sc_info *si, const struct sc_record *r,
 	else
 		fputs("null", f);
 	fputs(",\"retval\":", f);
-	json_str(f, text_of(&rd.ret));
+	json_write_cstring(f, text_of(&rd.ret));
 	if (c.failed) {
 		const char *name = sc_errno_name(-r->ret);
 
 		fputs(",\"errno\":", f);
 		if (name)
-			json_str(f, name);
+			json_write_cstring(f, name);
 		else
 			fputs("null", f);
 		fputs(",\"error\":", f);
-		json_str(f, sc_errno_text(-r->ret));
+		json_write_cstring(f, sc_errno_text(-r->ret));
 	}
 	rendered_free(&rd);
 }

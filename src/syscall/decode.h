@@ -68,9 +68,6 @@ void sc_print_call(FILE *f, const struct sc_info *si, const struct sc_record *r,
 void sc_print_json(FILE *f, const struct sc_info *si, const struct sc_record *r, size_t size,
 		   const struct sc_fmt_opts *o);
 
-/* A JSON string literal with its quotes. */
-void sc_json_string(FILE *f, const char *s, size_t len);
-
 /* "ENOENT" / "No such file or directory" for 2; NULL / "Unknown error" */
 const char *sc_errno_name(int err);
 const char *sc_errno_text(int err);

@@ -2,6 +2,7 @@
  * value renderer, on calls made up here. */
 #include <stdlib.h>
 #include "test.h"
+#include "report/graph_value.h"
 #include "report/graphtree.h"
 
 static struct dwparam int_param = { .name = "v", .type = { .kind = DWT_SINT, .size = 4, .name = "int" },
@@ -11,7 +12,7 @@ static struct dwfunc sig_int = { .name = "f", .params = &int_param, .nparams = 1
 				 .ret_loc = DWLOC_REG };
 static const struct graph_fn fns[] = { { "outer", &sig_int }, { "inner", &sig_int }, { "raw", NULL } };
 
-static struct graphtree *tree(FILE *f, int depth, uint64_t min_ns, enum graph_format fmt)
+static struct graphtree *tree(FILE *f, int depth, uint64_t min_ns, enum report_format fmt)
 {
 	struct graphtree_opts o = { .format = fmt, .max_depth = depth, .min_ns = min_ns };
 
@@ -56,7 +57,7 @@ TEST(graphtree_nests_collapses_and_unwinds)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct graphtree *g = tree(f, 0, 0, GRAPH_TEXT);
+	struct graphtree *g = tree(f, 0, 0, REPORT_TEXT);
 
 	call(g, 10, 0, 1000, 0x100, 1);		/* outer(v=1) */
 	call(g, 10, 1, 1100, 0x0f0, 2);		/*   inner(v=2) = 20 */
@@ -85,7 +86,7 @@ TEST(graphtree_recursion_matches_by_stack_pointer)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct graphtree *g = tree(f, 0, 0, GRAPH_TEXT);
+	struct graphtree *g = tree(f, 0, 0, REPORT_TEXT);
 
 	call(g, 7, 1, 100, 0x300, 3);
 	call(g, 7, 1, 110, 0x2f0, 2);
@@ -107,7 +108,7 @@ TEST(graphtree_threads_depth_min_duration_and_end)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct graphtree *g = tree(f, 1, 500, GRAPH_TEXT);
+	struct graphtree *g = tree(f, 1, 500, REPORT_TEXT);
 
 	call(g, 1, 0, 0, 0x100, 1);		/* shown as a leaf: depth 1 */
 	call(g, 2, 2, 10, 0x100, 5);		/* thread 2: raw, runs to the end */
@@ -131,7 +132,7 @@ TEST(graphtree_json_events)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct graphtree *g = tree(f, 0, 0, GRAPH_JSON);
+	struct graphtree *g = tree(f, 0, 0, REPORT_JSON);
 
 	call(g, 3, 0, 1000, 0x100, 1);
 	call(g, 3, 1, 2000, 0x0f0, 2);
@@ -204,4 +205,27 @@ TEST(graphtree_values)
 	t.kind = DWT_AGG, t.name = "struct rect";
 	graph_format_value(buf, sizeof(buf), &t, 0, NULL, 0, 0);
 	CHECK_STR(buf, "?(struct rect)");
+}
+
+TEST(graphtree_json_no_return_leaf)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct graphtree *g = tree(f, 0, 0, REPORT_JSON);
+
+	call(g, 4, 0, 1000, 0x100, 1);
+	call(g, 4, 1, 2000, 0x0f0, 2);		/* longjmp'd over */
+	ret(g, 4, 0, 4000, 0x100, 9);
+	graphtree_finish(g, 0);
+	fflush(f);
+	CHECK(strstr(buf, "{\"ph\":\"B\",\"name\":\"inner\",\"ts\":2.000,\"pid\":1,\"tid\":4,"
+			  "\"args\":{\"cpu\":0,\"v\":\"2\"}},\n{\"ph\":\"E\",\"name\":\"inner\","
+			  "\"ts\":4.000,\"pid\":1,\"tid\":4,\"args\":{\"cpu\":0,\"no_return\":"
+			  "\"longjmp, exception or lost event\"}},\n{\"ph\":\"E\",\"name\":\"outer\","
+			  "\"ts\":4.000,\"pid\":1,\"tid\":4,\"args\":{\"cpu\":0,\"return\":\"9\"}}"));
+	CHECK(graphtree_new(f, fns, 3, &(struct graphtree_opts){ .format = REPORT_SVG }) == NULL);
+	graphtree_free(g);
+	fclose(f);
+	free(buf);
 }

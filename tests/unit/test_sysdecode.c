@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "test.h"
+#include "report/json.h"
 #include "syscall/decode.h"
 
 /* ---- building records --------------------------------------------------- */
@@ -1020,12 +1021,12 @@ TEST(sysdecode_json_valid)
 	chunk(1, SC_CAP_STR, 0, SC_CHUNK_TRUNC, nasty, sizeof(nasty) - 1);
 	CHECK(json_valid(json_of(&si)));
 
-	/* raw bytes straight to sc_json_string: controls and bad UTF-8 as \u00XX */
+	/* raw bytes straight to json_write_string: controls and bad UTF-8 as \u00XX */
 	f = open_memstream(&buf, &len);
 	CHECK(f != NULL);
 	if (!f)
 		return;
-	sc_json_string(f, nasty, sizeof(nasty) - 1);
+	json_write_string(f, nasty, sizeof(nasty) - 1);
 	fclose(f);
 	CHECK(json_valid(buf));
 	CHECK_STR(buf, "\"\\\"q\\\\b\\u0001\\u001f\\u007f\xc3\xa9\\u00ff\\u00fe\\u00e2\\u0082"
@@ -1036,7 +1037,7 @@ TEST(sysdecode_json_valid)
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return;
-	sc_json_string(f, "\xc0\xaf\xed\xa0\x80", 5);
+	json_write_string(f, "\xc0\xaf\xed\xa0\x80", 5);
 	fclose(f);
 	CHECK_STR(buf, "\"\\u00c0\\u00af\\u00ed\\u00a0\\u0080\"");
 	free(buf);

@@ -1,0 +1,50 @@
+/* report/trace_events: the document, the three phases, args in order,
+ * an event without args, names that need escaping. */
+#include <stdlib.h>
+#include "test.h"
+#include "report/trace_events.h"
+
+TEST(trace_events_document)
+{
+	struct trace_events te;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		CHECK(f != NULL);
+		return;
+	}
+	trace_events_begin(&te, f);
+	trace_event_start(&te, TRACE_COMPLETE, "read", 1, 2, 12345, 1500);
+	trace_event_arg_u64(&te, "fd", 3);
+	trace_event_arg_str(&te, "buf", "\"a\"\n");
+	trace_event_finish(&te);
+	trace_event_start(&te, TRACE_BEGIN, "a\\b\x01", 1, 2, 999, 77);
+	trace_event_finish(&te);
+	trace_event_start(&te, TRACE_END, "a\\b\x01", 1, 2, 1000000, 0);
+	trace_event_arg_str(&te, "why", "\xff");
+	trace_event_finish(&te);
+	trace_events_end(&te, 5);
+	fclose(f);
+	CHECK_STR(buf, "{\"traceEvents\":[\n"
+		  "{\"ph\":\"X\",\"name\":\"read\",\"ts\":12.345,\"pid\":1,\"tid\":2,\"dur\":1.500,"
+		  "\"args\":{\"fd\":3,\"buf\":\"\\\"a\\\"\\n\"}},\n"
+		  "{\"ph\":\"B\",\"name\":\"a\\\\b\\u0001\",\"ts\":0.999,\"pid\":1,\"tid\":2},\n"
+		  "{\"ph\":\"E\",\"name\":\"a\\\\b\\u0001\",\"ts\":1000.000,\"pid\":1,\"tid\":2,"
+		  "\"args\":{\"why\":\"\\u00ff\"}}\n"
+		  "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"lost_events\":5}}\n");
+	free(buf);
+
+	/* no event at all */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	trace_events_begin(&te, f);
+	trace_events_end(&te, 0);
+	fclose(f);
+	CHECK_STR(buf, "{\"traceEvents\":[\n\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
+		  "{\"lost_events\":0}}\n");
+	free(buf);
+}

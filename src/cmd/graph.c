@@ -20,13 +20,13 @@
 #include "common.h"
 #include "cmd/cmds.h"
 #include "graph.skel.h"
-#include "graph_kfunc.skel.h"
 #include "bpf/graph.h"
 #include "report/graphtree.h"
 #include "report/output.h"
 #include "sym/dwfunc.h"
 #include "sym/funcsel.h"
 #include "trace/attach.h"
+#include "trace/features.h"
 #include "trace/launch.h"
 #include "trace/session.h"
 
@@ -183,7 +183,6 @@ static void check_kernel_funcs(struct graph_run *r)
 
 	for (size_t i = 0; i < r->fs.nkernel; i++) {
 		const char *pat = strchr(r->fs.kernel[i], ':') + 1, *target = NULL;
-		struct graph_kfunc_bpf *k;
 		int err;
 
 		for (__u32 id = 1; btf && id < btf__type_cnt(btf) && !target; id++) {
@@ -198,13 +197,7 @@ static void check_kernel_funcs(struct graph_run *r)
 			    btf ? "not in the kernel's BTF" : "no kernel BTF to find it in");
 			continue;
 		}
-		k = graph_kfunc_bpf__open();
-		err = k ? bpf_program__set_attach_target(k->progs.on_kentry, 0, target) : -errno;
-		if (!err)
-			err = graph_kfunc_bpf__load(k);
-		if (!err)
-			err = graph_kfunc_bpf__attach(k);
-		graph_kfunc_bpf__destroy(k);
+		err = feature_fentry_on(target);
 		if (err == -EPERM || err == -EACCES)
 			msg("kernel function %s: fentry refused by this kernel (%s); kernel functions "
 			    "cannot be traced here", target, err == -EPERM ? "EPERM" : "EACCES");

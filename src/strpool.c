@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "hashtab.h"
 #include "strpool.h"
 
 /* Strings live in large blocks; the table is open addressing on the hash. */
@@ -25,38 +26,6 @@ struct strpool {
 	struct slot *slots;
 	size_t nslots, count;
 };
-
-unsigned long long hash_bytes(const void *p, size_t len, unsigned long long seed)
-{
-	const unsigned char *s = p;
-	unsigned long long h = 0xcbf29ce484222325ULL ^ seed;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h ^ (h >> 32);
-}
-
-unsigned long long hash_block(const void *p, size_t len, unsigned long long seed)
-{
-	const unsigned char *b = p;
-	uint64_t l[4] = { seed ^ 0x9e3779b97f4a7c15ULL, seed + len, ~seed, seed * 3 + 1 }, w;
-	size_t i = 0;
-
-	for (; i + 32 <= len; i += 32)
-		for (int k = 0; k < 4; k++) {
-			memcpy(&w, b + i + 8 * k, 8);
-			l[k] = (l[k] ^ w) * 0x100000001b3ULL + (l[k] >> 29);
-		}
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&w, b + i, 8);
-		l[0] = (l[0] ^ w) * 0x100000001b3ULL + (l[0] >> 29);
-	}
-	for (; i < len; i++)
-		l[1] = (l[1] ^ b[i]) * 0x100000001b3ULL;
-	return mix64(mix64(l[0]) ^ l[1]) ^ mix64(mix64(l[2]) ^ l[3]);
-}
 
 struct strpool *strpool_new(void)
 {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hashtab.h"
 #include "strpool.h"
 #include "sym/demangle.h"
 #include "sym/elfsyms.h"

@@ -1,7 +1,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "strpool.h"
+#include "hashtab.h"
 #include "trace/stackagg.h"
 
 struct stackagg {

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "strpool.h"
+#include "hashtab.h"
 #include "sym/elfsyms.h"
 #include "sym/vdso.h"
 #include "unwind/table.h"

@@ -13,6 +13,7 @@
 #include "sym/proctab.h"
 #include "sym/ksyms.h"
 #include "sym/symbolize.h"
+#include "trace/stackagg.h"
 
 TEST(strpool_interns_once)
 {
@@ -38,6 +39,48 @@ TEST(strpool_interns_once)
 	CHECK_INT(strpool_count(sp), 5001);
 	strpool_free(sp);
 	strpool_free(NULL);
+}
+
+TEST(stackagg_merges_equal_keys)
+{
+	struct stackagg *a = stackagg_new();
+	uint64_t ips[] = { 0x401000, 0x402000, 0x403000 }, other[] = { 0x401000, 0x402000, 0x9 };
+	struct stackagg_key k = { .pid = 7, .gen = 1, .comm = "worker", .kstack = 5 };
+	struct stackagg_key kx = k;
+	char waker[24] = "the waker";
+	const struct stackagg_entry *e;
+
+	CHECK(a);
+	if (!a)
+		return;
+	kx.extra = waker;
+	kx.extra_len = sizeof(waker);
+	CHECK_INT(stackagg_add(a, &k, ips, 3, false, 2), 0);
+	CHECK_INT(stackagg_add(a, &k, ips, 3, false, 3), 0);
+	CHECK_INT(stackagg_add(a, &k, ips, 3, true, 1), 0);	/* truncated: another */
+	CHECK_INT(stackagg_add(a, &k, other, 3, false, 1), 0);
+	CHECK_INT(stackagg_add(a, &k, ips, 2, false, 1), 0);	/* a prefix: another */
+	CHECK_INT(stackagg_add(a, &kx, ips, 3, false, 4), 0);
+	CHECK_INT(stackagg_add(a, &kx, ips, 3, false, 4), 0);
+	CHECK_INT(stackagg_add(a, &k, NULL, 0, true, 1), 0);
+	/* many distinct stacks: the index grows and keeps every one */
+	for (uint64_t i = 0; i < 3000; i++) {
+		other[2] = i;
+		CHECK_INT(stackagg_add(a, &k, other, 3, false, 1), 0);
+		CHECK_INT(stackagg_add(a, &k, other, 3, false, 1), 0);
+	}
+	CHECK_INT(stackagg_count(a), 6 + 3000 - 1);	/* other[2] = 9 was there */
+	e = stackagg_get(a, 0);
+	CHECK(e && e->value == 5 && e->n == 3 && e->ips[2] == 0x403000 && !e->extra_len);
+	CHECK_STR(e ? e->comm : NULL, "worker");
+	e = stackagg_get(a, 4);
+	CHECK(e && e->value == 8 && e->extra_len == sizeof(waker));
+	CHECK_STR(e ? (const char *)e->extra : NULL, "the waker");
+	e = stackagg_get(a, 5);
+	CHECK(e && e->n == 0 && e->truncated && e->value == 1);
+	CHECK(stackagg_get(a, stackagg_count(a)) == NULL);
+	stackagg_free(a);
+	stackagg_free(NULL);
 }
 
 static struct mapping map(uint64_t start, uint64_t end, uint64_t pgoff, const char *path)

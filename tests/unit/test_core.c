@@ -133,6 +133,35 @@ TEST(proctab_newest_mapping_wins)
 	proctab_free(pt);
 }
 
+TEST(proctab_many_processes_and_pid_0)
+{
+	struct proctab *pt = proctab_new();
+	struct mapping a = map(0x1000, 0x2000, 0, "/bin/app");
+	int found = 0;
+
+	CHECK(pt);
+	if (!pt)
+		return;
+	/* pids far above pid_max: /proc never has them */
+	for (uint32_t pid = 0x7fff0000; pid < 0x7fff0000 + 2000; pid++) {
+		a.pgoff = pid;
+		proctab_exec(pt, pid, 0);
+		proctab_mmap(pt, pid, &a, 0);
+	}
+	CHECK_INT(proctab_count(pt), 2000);
+	for (uint32_t pid = 0x7fff0000; pid < 0x7fff0000 + 2000; pid++) {
+		const struct mapping *m = proctab_find(pt, pid, 1, 0x1800);
+
+		found += m && m->pgoff == pid;
+	}
+	CHECK_INT(found, 2000);
+	/* pid 0 (the idle task) has no user space to record or find */
+	CHECK(proctab_mmap(pt, 0, &a, 0) < 0);
+	CHECK(proctab_find(pt, 0, 0, 0x1800) == NULL);
+	CHECK_INT(proctab_count(pt), 2000);
+	proctab_free(pt);
+}
+
 TEST(proctab_fork_copies_and_pid_reuse_resets)
 {
 	struct proctab *pt = proctab_new();

@@ -13,6 +13,7 @@
 #include "sym/proctab.h"
 #include "sym/ksyms.h"
 #include "sym/symbolize.h"
+#include "unwind/unwind.h"
 #include "trace/stackagg.h"
 
 TEST(strpool_interns_once)
@@ -434,5 +435,44 @@ TEST(kernel_stack_loses_tracer_frames_and_their_callees)
 	symbolizer_free(s);
 	symcache_free(sc);
 	ksyms_free(ks);
+	proctab_free(pt);
+}
+
+TEST(user_frames_named_and_cached)
+{
+	struct proctab *pt = proctab_new();
+	struct symcache *sc = symcache_new();
+	struct symbolizer *s = symbolizer_new(pt, sc, NULL, 0);
+	/* no such file: frames are named by module and offset */
+	struct mapping m = map(0x10000, 0x20000, 0x1000, "/nonexistent/app");
+	uint32_t pid = 0x7ffffff5;
+	uint64_t ips[] = { 0x10010, 0x10020 | UNWIND_IP_SIGNAL, 0x10010, 0x90000 };
+	const char *out[4], *first[4];
+
+	CHECK(pt && sc && s);
+	if (!pt || !sc || !s)
+		goto out;
+	proctab_exec(pt, pid, 0);
+	proctab_mmap(pt, pid, &m, 0);
+	for (int round = 0; round < 2; round++) {
+		CHECK_INT(symbolize_user(s, pid, 1, ips, 4, out), 4);
+		/* outermost first; a return address names the call before it */
+		CHECK_STR(out[0], "[unknown]");
+		CHECK_STR(out[1], "[app+0x100f]");
+		CHECK_STR(out[2], "[signal]");
+		CHECK_STR(out[3], "[app+0x1010]");
+		if (!round)
+			memcpy(first, out, sizeof(out));
+	}
+	for (int i = 0; i < 4; i++)
+		CHECK(out[i] == first[i]);
+	CHECK_INT(symbolizer_stats(s)->frames, 8);
+	CHECK_INT(symbolizer_stats(s)->unsymbolized, 6);
+	/* the same address in another process is looked up there */
+	CHECK_INT(symbolize_user(s, pid + 1, 1, ips, 1, out), 1);
+	CHECK_STR(out[0], "[unknown]");
+out:
+	symbolizer_free(s);
+	symcache_free(sc);
 	proctab_free(pt);
 }

@@ -6,19 +6,6 @@
 
 #define MIN_SLOTS 16
 
-/* entry NULL: a free slot (its hash is then meaningless). */
-struct htab_slot {
-	uint64_t hash;
-	void *entry;
-};
-
-/* slots: mask + 1 of them, a power of two, at most half full. */
-struct htab {
-	struct htab_slot *slots;
-	size_t mask;
-	size_t count;
-};
-
 struct htab *htab_new(size_t initial)
 {
 	struct htab *h = calloc(1, sizeof(*h));
@@ -49,18 +36,6 @@ void htab_free(struct htab *h)
 size_t htab_count(const struct htab *h)
 {
 	return h->count;
-}
-
-void *htab_find(const struct htab *h, uint64_t hash, const void *key, htab_eq_fn *eq)
-{
-	for (size_t i = hash & h->mask;; i = (i + 1) & h->mask) {
-		const struct htab_slot *s = &h->slots[i];
-
-		if (!s->entry)
-			return NULL;
-		if (s->hash == hash && eq(s->entry, key))
-			return s->entry;
-	}
 }
 
 static void put(struct htab_slot *slots, size_t mask, uint64_t hash, void *entry)

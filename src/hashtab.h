@@ -13,10 +13,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct htab;
-
 /* Does entry have key?  key is whatever the caller passed to the look-up. */
 typedef bool htab_eq_fn(const void *entry, const void *key);
+
+/* Visible only so that htab_find() inlines with the caller's comparison. */
+struct htab_slot {
+	uint64_t hash;
+	void *entry;		/* NULL: free */
+};
+
+struct htab {
+	struct htab_slot *slots;	/* mask + 1, a power of two, at most half full */
+	size_t mask;
+	size_t count;
+};
 
 /* A table sized for about initial entries without growing (0: small).
  * NULL with errno ENOMEM. */
@@ -25,7 +35,19 @@ struct htab *htab_new(size_t initial);
 void htab_free(struct htab *h);
 
 /* The entry with key (hash being its hash), or NULL. */
-void *htab_find(const struct htab *h, uint64_t hash, const void *key, htab_eq_fn *eq);
+static inline void *htab_find(const struct htab *h, uint64_t hash, const void *key,
+			      htab_eq_fn *eq)
+{
+	for (size_t i = hash & h->mask;; i = (i + 1) & h->mask) {
+		const struct htab_slot *s = &h->slots[i];
+
+		if (!s->entry)
+			return NULL;
+		if (s->hash == hash && eq(s->entry, key))
+			return s->entry;
+	}
+}
+
 /* Adds entry under hash; its key must not be in the table yet.  Grows the
  * table at half full.  0, or -ENOMEM (entry not added). */
 int htab_insert(struct htab *h, uint64_t hash, void *entry);

@@ -1,62 +1,35 @@
 #include <errno.h>
+#include <stdalign.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
+#include "hashtab.h"
 #include "strpool.h"
 
-/* Strings live in large blocks; the table is open addressing on the hash. */
+/* Strings live in large blocks, indexed by a hashtab. */
 #define BLOCK_SIZE (64 * 1024)
 
 struct block {
 	struct block *next;
 	size_t used, size;
-	char data[];
+	alignas(size_t) char data[];
 };
 
-struct slot {
-	const char *str;
+/* One pooled string; the table's entry.  s is what callers get. */
+struct pooled {
 	size_t len;
-	unsigned long long hash;
+	char s[];		/* len bytes and a NUL */
+};
+
+struct strkey {
+	const char *s;
+	size_t len;
 };
 
 struct strpool {
 	struct block *blocks;
-	struct slot *slots;
-	size_t nslots, count;
+	struct htab *index;	/* of struct pooled, by hash_bytes() of the string */
 };
-
-unsigned long long hash_bytes(const void *p, size_t len, unsigned long long seed)
-{
-	const unsigned char *s = p;
-	unsigned long long h = 0xcbf29ce484222325ULL ^ seed;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h ^ (h >> 32);
-}
-
-unsigned long long hash_block(const void *p, size_t len, unsigned long long seed)
-{
-	const unsigned char *b = p;
-	uint64_t l[4] = { seed ^ 0x9e3779b97f4a7c15ULL, seed + len, ~seed, seed * 3 + 1 }, w;
-	size_t i = 0;
-
-	for (; i + 32 <= len; i += 32)
-		for (int k = 0; k < 4; k++) {
-			memcpy(&w, b + i + 8 * k, 8);
-			l[k] = (l[k] ^ w) * 0x100000001b3ULL + (l[k] >> 29);
-		}
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&w, b + i, 8);
-		l[0] = (l[0] ^ w) * 0x100000001b3ULL + (l[0] >> 29);
-	}
-	for (; i < len; i++)
-		l[1] = (l[1] ^ b[i]) * 0x100000001b3ULL;
-	return mix64(mix64(l[0]) ^ l[1]) ^ mix64(mix64(l[2]) ^ l[3]);
-}
 
 struct strpool *strpool_new(void)
 {
@@ -64,10 +37,10 @@ struct strpool *strpool_new(void)
 
 	if (!sp)
 		return NULL;
-	sp->nslots = 1024;
-	sp->slots = calloc(sp->nslots, sizeof(*sp->slots));
-	if (!sp->slots) {
+	sp->index = htab_new(512);
+	if (!sp->index) {
 		free(sp);
+		errno = ENOMEM;
 		return NULL;
 	}
 	return sp;
@@ -82,14 +55,16 @@ void strpool_free(struct strpool *sp)
 		sp->blocks = b->next;
 		free(b);
 	}
-	free(sp->slots);
+	htab_free(sp->index);
 	free(sp);
 }
 
-static char *pool_alloc(struct strpool *sp, size_t n)
+/* n bytes aligned for a struct pooled. */
+static void *pool_alloc(struct strpool *sp, size_t n)
 {
 	struct block *b = sp->blocks;
 
+	n = (n + alignof(struct pooled) - 1) & ~(alignof(struct pooled) - 1);
 	if (!b || b->size - b->used < n) {
 		size_t size = n > BLOCK_SIZE ? n : BLOCK_SIZE;
 
@@ -105,55 +80,31 @@ static char *pool_alloc(struct strpool *sp, size_t n)
 	return b->data + b->used - n;
 }
 
-static int grow(struct strpool *sp)
+static bool pooled_eq(const void *entry, const void *key)
 {
-	size_t n = sp->nslots * 2;
-	struct slot *s = calloc(n, sizeof(*s));
+	const struct pooled *p = entry;
+	const struct strkey *k = key;
 
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < sp->nslots; i++) {
-		struct slot *o = &sp->slots[i];
-		size_t j;
-
-		if (!o->str)
-			continue;
-		for (j = o->hash & (n - 1); s[j].str; j = (j + 1) & (n - 1))
-			;
-		s[j] = *o;
-	}
-	free(sp->slots);
-	sp->slots = s;
-	sp->nslots = n;
-	return 0;
+	return p->len == k->len && !memcmp(p->s, k->s, k->len);
 }
 
 const char *strpool_intern_len(struct strpool *sp, const char *str, size_t len)
 {
-	unsigned long long h = hash_bytes(str, len, 0);
-	size_t i;
-	char *copy;
+	struct strkey key = { str, len };
+	uint64_t h = hash_bytes(str, len, 0);
+	struct pooled *p = htab_find(sp->index, h, &key, pooled_eq);
 
-	if (sp->count * 2 >= sp->nslots && grow(sp)) {
+	if (p)
+		return p->s;
+	p = pool_alloc(sp, sizeof(*p) + len + 1);
+	if (!p || htab_insert(sp->index, h, p)) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (i = h & (sp->nslots - 1); sp->slots[i].str; i = (i + 1) & (sp->nslots - 1)) {
-		struct slot *s = &sp->slots[i];
-
-		if (s->hash == h && s->len == len && !memcmp(s->str, str, len))
-			return s->str;
-	}
-	copy = pool_alloc(sp, len + 1);
-	if (!copy) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memcpy(copy, str, len);
-	copy[len] = 0;
-	sp->slots[i] = (struct slot){ copy, len, h };
-	sp->count++;
-	return copy;
+	p->len = len;
+	memcpy(p->s, str, len);
+	p->s[len] = 0;
+	return p->s;
 }
 
 const char *strpool_intern(struct strpool *sp, const char *s)
@@ -163,5 +114,5 @@ const char *strpool_intern(struct strpool *sp, const char *s)
 
 size_t strpool_count(const struct strpool *sp)
 {
-	return sp->count;
+	return htab_count(sp->index);
 }

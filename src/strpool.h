@@ -12,10 +12,4 @@ const char *strpool_intern_len(struct strpool *sp, const char *s, size_t len);
 const char *strpool_intern(struct strpool *sp, const char *s);
 size_t strpool_count(const struct strpool *sp);
 
-/* 64-bit FNV-1a, the hash every table here uses for strings. */
-unsigned long long hash_bytes(const void *p, size_t len, unsigned long long seed);
-/* A fast 64-bit hash for large buffers (stack snapshots): 8 bytes a
- * step on four independent lanes; not for adversarial input. */
-unsigned long long hash_block(const void *p, size_t len, unsigned long long seed);
-
 #endif

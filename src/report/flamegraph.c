@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hashtab.h"
 #include "report/flamegraph.h"
 
 #define DEF_WIDTH 1200
@@ -314,11 +315,12 @@ static void hsl_hex(char out[8], double h, double s, double l)
 static void frame_color(char out[8], enum flame_palette pal, enum frame_kind kind,
 			const char *name, int is_root)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = name ? hash_bytes(name, strlen(name), 0) : hash_bytes("", 0, 0);
 	double v1, v2, v3;
 
-	for (const char *p = name ? name : ""; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	/* Undo hash_bytes()'s fold of the high half into the low: the
+	 * shades have always come from plain FNV-1a, and stay the same. */
+	h ^= h >> 32;
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ULL;
 	h ^= h >> 32;

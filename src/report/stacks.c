@@ -1,35 +1,34 @@
-/* Stacks model: an arena holding interned names and frame arrays, an
- * open-addressing string table for interning, and an open-addressing index
- * from stack contents to entry so that merging duplicates is O(depth). */
+/* Stacks model: a string pool for the names, an arena holding entries
+ * and their frame arrays, and a hash index from stack contents to entry
+ * so that merging duplicates is O(depth). */
 #include <errno.h>
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "hashtab.h"
+#include "strpool.h"
 #include "report/stacks.h"
 
 #define ARENA_BLOCK (64 * 1024)
 
 /* A bump allocator: memory is only released all at once by stacks_free(),
- * which matches the lifetime of names and frames. */
+ * which matches the lifetime of entries and frames. */
 struct arena_block {
 	struct arena_block *next;
 	size_t used, size;
 	unsigned char data[];
 };
 
-/* entries: the distinct stacks, in insertion order until stacks_sort().
- * strs: interned names, a power-of-two open-addressing set (NULL = empty).
- * index: entry number + 1 for each stack (0 = empty slot), power of two.
+/* entries: the distinct stacks (in the arena), in insertion order until
+ * stacks_sort().  index: the same entries by hash_frames().
  * scratch: the stack being added, with names already interned. */
 struct stacks {
 	struct arena_block *arena;
-	struct stack_entry *entries;
+	struct stack_entry **entries;
 	size_t nentries, entries_cap;
-	const char **strs;
-	size_t nstrs, strs_cap;
-	size_t *index;
-	size_t index_cap;
+	struct strpool *names;
+	struct htab *index;
 	struct frame *scratch;
 	unsigned int scratch_cap;
 	uint64_t total;
@@ -63,15 +62,6 @@ static void *arena_alloc(struct stacks *s, size_t size, size_t align)
 	return (void *)p;
 }
 
-static uint64_t hash_str(const char *str)
-{
-	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-
-	for (; *str; str++)
-		h = (h ^ (unsigned char)*str) * 0x100000001b3ULL;
-	return h;
-}
-
 /* Names are interned, so a stack hashes by its name pointers: the hash
  * only decides slots in the index, never output order. */
 static uint64_t hash_frames(const struct frame *frames, unsigned int depth)
@@ -83,80 +73,23 @@ static uint64_t hash_frames(const struct frame *frames, unsigned int depth)
 	return h;
 }
 
-static int frames_equal(const struct frame *a, const struct frame *b, unsigned int depth)
+/* What the index is searched by: a stack with interned names. */
+struct stack_key {
+	const struct frame *frames;
+	unsigned int depth;
+};
+
+static bool entry_eq(const void *entry, const void *key)
 {
-	for (unsigned int i = 0; i < depth; i++)
-		if (a[i].name != b[i].name || a[i].kind != b[i].kind)
-			return 0;
-	return 1;
-}
+	const struct stack_entry *e = entry;
+	const struct stack_key *k = key;
 
-static int strs_grow(struct stacks *s)
-{
-	size_t cap = s->strs_cap ? s->strs_cap * 2 : 1024;
-	const char **strs = calloc(cap, sizeof(*strs));
-
-	if (!strs)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->strs_cap; i++) {
-		const char *str = s->strs[i];
-		if (!str)
-			continue;
-		size_t j = hash_str(str) & (cap - 1);
-		while (strs[j])
-			j = (j + 1) & (cap - 1);
-		strs[j] = str;
-	}
-	free(s->strs);
-	s->strs = strs;
-	s->strs_cap = cap;
-	return 0;
-}
-
-static const char *intern(struct stacks *s, const char *name)
-{
-	if ((s->nstrs + 1) * 2 > s->strs_cap && strs_grow(s))
-		return NULL;
-
-	size_t j = hash_str(name) & (s->strs_cap - 1);
-	for (; s->strs[j]; j = (j + 1) & (s->strs_cap - 1))
-		if (!strcmp(s->strs[j], name))
-			return s->strs[j];
-
-	size_t len = strlen(name) + 1;
-	char *copy = arena_alloc(s, len, 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, name, len);
-	s->strs[j] = copy;
-	s->nstrs++;
-	return copy;
-}
-
-static void index_insert(size_t *index, size_t cap, uint64_t h, size_t entry)
-{
-	size_t j = h & (cap - 1);
-
-	while (index[j])
-		j = (j + 1) & (cap - 1);
-	index[j] = entry + 1;
-}
-
-/* (Re)builds the index at capacity cap from the entries. */
-static int index_build(struct stacks *s, size_t cap)
-{
-	size_t *index = calloc(cap, sizeof(*index));
-
-	if (!index)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->nentries; i++) {
-		const struct stack_entry *e = &s->entries[i];
-		index_insert(index, cap, hash_frames(e->frames, e->depth), i);
-	}
-	free(s->index);
-	s->index = index;
-	s->index_cap = cap;
-	return 0;
+	if (e->depth != k->depth)
+		return false;
+	for (unsigned int i = 0; i < k->depth; i++)
+		if (e->frames[i].name != k->frames[i].name || e->frames[i].kind != k->frames[i].kind)
+			return false;
+	return true;
 }
 
 struct stacks *stacks_new(void)
@@ -165,7 +98,9 @@ struct stacks *stacks_new(void)
 
 	if (!s)
 		return NULL;
-	if (index_build(s, 1024) || strs_grow(s)) {
+	s->names = strpool_new();
+	s->index = htab_new(512);
+	if (!s->names || !s->index) {
 		stacks_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -183,8 +118,8 @@ void stacks_free(struct stacks *s)
 		s->arena = next;
 	}
 	free(s->entries);
-	free(s->strs);
-	free(s->index);
+	strpool_free(s->names);
+	htab_free(s->index);
 	free(s->scratch);
 	free(s);
 }
@@ -211,40 +146,40 @@ int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 		s->scratch_cap = depth;
 	}
 	for (unsigned int i = 0; i < depth; i++) {
-		s->scratch[i].name = intern(s, frames[i].name);
+		s->scratch[i].name = strpool_intern(s->names, frames[i].name);
 		if (!s->scratch[i].name)
 			return -ENOMEM;
 		s->scratch[i].kind = frames[i].kind;
 	}
 
+	struct stack_key key = { s->scratch, depth };
 	uint64_t h = hash_frames(s->scratch, depth);
-	for (size_t j = h & (s->index_cap - 1); s->index[j]; j = (j + 1) & (s->index_cap - 1)) {
-		struct stack_entry *e = &s->entries[s->index[j] - 1];
-		if (e->depth == depth && frames_equal(e->frames, s->scratch, depth)) {
-			e->value = add_sat(e->value, value);
-			s->total = add_sat(s->total, value);
-			return 0;
-		}
-	}
+	struct stack_entry *e = htab_find(s->index, h, &key, entry_eq);
 
-	if ((s->nentries + 1) * 2 > s->index_cap && index_build(s, s->index_cap * 2))
-		return -ENOMEM;
+	if (e) {
+		e->value = add_sat(e->value, value);
+		s->total = add_sat(s->total, value);
+		return 0;
+	}
 	if (s->nentries == s->entries_cap) {
 		size_t cap = s->entries_cap ? s->entries_cap * 2 : 256;
-		struct stack_entry *entries = realloc(s->entries, cap * sizeof(*entries));
+		struct stack_entry **entries = realloc(s->entries, cap * sizeof(*entries));
 		if (!entries)
 			return -ENOMEM;
 		s->entries = entries;
 		s->entries_cap = cap;
 	}
-	struct frame *copy = arena_alloc(s, depth * sizeof(*copy), alignof(struct frame));
-	if (!copy)
+	/* the entry and its frames in one piece */
+	e = arena_alloc(s, sizeof(*e) + depth * sizeof(*e->frames), alignof(struct stack_entry));
+	if (!e)
 		return -ENOMEM;
-	memcpy(copy, s->scratch, depth * sizeof(*copy));
-
-	s->entries[s->nentries] = (struct stack_entry){ copy, depth, value };
-	index_insert(s->index, s->index_cap, h, s->nentries);
-	s->nentries++;
+	e->frames = (struct frame *)(e + 1);
+	e->depth = depth;
+	e->value = value;
+	memcpy(e->frames, s->scratch, depth * sizeof(*e->frames));
+	if (htab_insert(s->index, h, e))
+		return -ENOMEM;
+	s->entries[s->nentries++] = e;
 	s->total = add_sat(s->total, value);
 	return 0;
 }
@@ -256,7 +191,7 @@ size_t stacks_count(const struct stacks *s)
 
 const struct stack_entry *stacks_get(const struct stacks *s, size_t i)
 {
-	return s && i < s->nentries ? &s->entries[i] : NULL;
+	return s && i < s->nentries ? s->entries[i] : NULL;
 }
 
 uint64_t stacks_total(const struct stacks *s)
@@ -283,7 +218,7 @@ int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b)
 
 static int entry_qsort_cmp(const void *a, const void *b)
 {
-	return stacks_entry_cmp(a, b);
+	return stacks_entry_cmp(*(struct stack_entry *const *)a, *(struct stack_entry *const *)b);
 }
 
 void stacks_sort(struct stacks *s)
@@ -291,13 +226,7 @@ void stacks_sort(struct stacks *s)
 	if (!s || s->nentries < 2)
 		return;
 	/* Entries are distinct, so the order is total and qsort's lack of
-	 * stability does not matter. */
+	 * stability does not matter.  The index points at the entries, which
+	 * do not move. */
 	qsort(s->entries, s->nentries, sizeof(*s->entries), entry_qsort_cmp);
-	/* Rebuilding in place cannot fail for lack of memory: rehash into the
-	 * existing table instead of allocating a new one. */
-	memset(s->index, 0, s->index_cap * sizeof(*s->index));
-	for (size_t i = 0; i < s->nentries; i++) {
-		const struct stack_entry *e = &s->entries[i];
-		index_insert(s->index, s->index_cap, hash_frames(e->frames, e->depth), i);
-	}
 }

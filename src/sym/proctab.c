@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include "common.h"
+#include "hashtab.h"
 #include "strpool.h"
 #include "sym/proctab.h"
 
@@ -16,15 +18,14 @@ struct aspace {
 };
 
 struct proc {
-	uint32_t pid;		/* 0 = free slot (pid 0 has no user space) */
+	uint32_t pid;		/* never 0: pid 0 has no user space */
 	struct aspace *gens;	/* gens[0] = before the first exec seen */
 	uint32_t ngens;
 	uint64_t last_time;	/* of the newest record applied */
 };
 
 struct proctab {
-	struct proc *slots;
-	size_t nslots, count;
+	struct htab *procs;	/* of struct proc, owned, by mix64(pid) */
 	struct strpool *paths;
 };
 
@@ -34,10 +35,9 @@ struct proctab *proctab_new(void)
 
 	if (!pt)
 		return NULL;
-	pt->nslots = 256;
-	pt->slots = calloc(pt->nslots, sizeof(*pt->slots));
+	pt->procs = htab_new(128);
 	pt->paths = strpool_new();
-	if (!pt->slots || !pt->paths) {
+	if (!pt->procs || !pt->paths) {
 		proctab_free(pt);
 		errno = ENOMEM;
 		return NULL;
@@ -58,76 +58,55 @@ void proctab_free(struct proctab *pt)
 {
 	if (!pt)
 		return;
-	for (size_t i = 0; pt->slots && i < pt->nslots; i++)
-		proc_clear(&pt->slots[i]);
-	free(pt->slots);
+	if (pt->procs) {
+		size_t pos = 0;
+		struct proc *p;
+
+		while ((p = htab_next(pt->procs, &pos))) {
+			proc_clear(p);
+			free(p);
+		}
+	}
+	htab_free(pt->procs);
 	strpool_free(pt->paths);
 	free(pt);
 }
 
 size_t proctab_count(const struct proctab *pt)
 {
-	return pt->count;
+	return htab_count(pt->procs);
 }
 
-static size_t slot_of(uint32_t pid, size_t nslots)
+static bool proc_eq(const void *entry, const void *key)
 {
-	return (pid * 2654435761u) & (nslots - 1);
+	return ((const struct proc *)entry)->pid == *(const uint32_t *)key;
 }
 
 static struct proc *lookup(struct proctab *pt, uint32_t pid)
 {
-	for (size_t i = slot_of(pid, pt->nslots);; i = (i + 1) & (pt->nslots - 1)) {
-		if (pt->slots[i].pid == pid)
-			return &pt->slots[i];
-		if (!pt->slots[i].pid)
-			return NULL;
-	}
-}
-
-static int grow(struct proctab *pt)
-{
-	size_t n = pt->nslots * 2;
-	struct proc *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < pt->nslots; i++) {
-		size_t j;
-
-		if (!pt->slots[i].pid)
-			continue;
-		for (j = slot_of(pt->slots[i].pid, n); s[j].pid; j = (j + 1) & (n - 1))
-			;
-		s[j] = pt->slots[i];
-	}
-	free(pt->slots);
-	pt->slots = s;
-	pt->nslots = n;
-	return 0;
+	return htab_find(pt->procs, mix64(pid), &pid, proc_eq);
 }
 
 /* The process entry, created with one empty address space if new. */
 static struct proc *get(struct proctab *pt, uint32_t pid)
 {
 	struct proc *p = lookup(pt, pid);
-	size_t i;
 
 	if (p)
 		return p;
 	if (!pid)
 		return NULL;
-	if (pt->count * 2 >= pt->nslots && grow(pt))
+	p = calloc(1, sizeof(*p));
+	if (!p)
 		return NULL;
-	for (i = slot_of(pid, pt->nslots); pt->slots[i].pid; i = (i + 1) & (pt->nslots - 1))
-		;
-	p = &pt->slots[i];
 	p->gens = calloc(1, sizeof(*p->gens));
-	if (!p->gens)
+	if (!p->gens || htab_insert(pt->procs, mix64(pid), p)) {
+		free(p->gens);
+		free(p);
 		return NULL;
+	}
 	p->pid = pid;
 	p->ngens = 1;
-	pt->count++;
 	return p;
 }
 

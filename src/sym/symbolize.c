@@ -3,17 +3,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hashtab.h"
 #include "strpool.h"
 #include "sym/demangle.h"
 #include "sym/elfsyms.h"
 #include "sym/symbolize.h"
 #include "sym/vdso.h"
 
-/* Names of user addresses already resolved: (pid, gen, addr) -> name. */
-struct ucache_slot {
+/* A user address as named: gen has bit 31 set for a return address. */
+struct ukey {
 	uint64_t addr;
 	uint32_t pid, gen;
-	const char *name;	/* NULL = free slot */
+};
+
+/* A user address already resolved, an entry of the symbolizer's ucache. */
+struct uname {
+	struct ukey key;
+	const char *name;
 	int unsym;
 };
 
@@ -23,8 +29,7 @@ struct symbolizer {
 	unsigned int flags;
 	struct symcache *sc;
 	struct strpool *names;
-	struct ucache_slot *uc;
-	size_t uc_slots, uc_count;
+	struct htab *ucache;	/* of struct uname, owned, by hash_bytes() of the key */
 	struct elfsyms *vdso;
 	int vdso_tried;
 	struct sym_stats stats;
@@ -42,9 +47,8 @@ struct symbolizer *symbolizer_new(struct proctab *pt, struct symcache *sc,
 	s->flags = flags;
 	s->sc = sc;
 	s->names = strpool_new();
-	s->uc_slots = 4096;
-	s->uc = calloc(s->uc_slots, sizeof(*s->uc));
-	if (!s->names || !s->uc) {
+	s->ucache = htab_new(2048);
+	if (!s->names || !s->ucache) {
 		symbolizer_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -58,7 +62,14 @@ void symbolizer_free(struct symbolizer *s)
 		return;
 	strpool_free(s->names);
 	elfsyms_free(s->vdso);
-	free(s->uc);
+	if (s->ucache) {
+		size_t pos = 0;
+		struct uname *u;
+
+		while ((u = htab_next(s->ucache, &pos)))
+			free(u);
+	}
+	htab_free(s->ucache);
 	free(s);
 }
 
@@ -178,68 +189,54 @@ static const char *user_name(struct symbolizer *s, uint32_t pid, uint32_t gen,
 	return name;
 }
 
-static int ucache_grow(struct symbolizer *s)
+static bool uname_eq(const void *entry, const void *key)
 {
-	size_t n = s->uc_slots * 2;
-	struct ucache_slot *v = calloc(n, sizeof(*v));
+	const struct ukey *a = &((const struct uname *)entry)->key, *b = key;
 
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->uc_slots; i++) {
-		struct ucache_slot *o = &s->uc[i];
-		size_t j;
+	return a->addr == b->addr && a->pid == b->pid && a->gen == b->gen;
+}
 
-		if (!o->name)
-			continue;
-		j = hash_bytes(o, 16, 0) & (n - 1);
-		while (v[j].name)
-			j = (j + 1) & (n - 1);
-		v[j] = *o;
+/* The name of ips[i] (i > 0: a return address), cached. */
+static struct uname user_frame(struct symbolizer *s, uint32_t pid, uint32_t gen,
+			       const uint64_t *ips, int i)
+{
+	/* the same address as a return address names the caller */
+	struct uname u = {
+		.key = { .addr = ips[i], .pid = pid, .gen = gen | (i > 0 ? 1u << 31 : 0) },
+	};
+	uint64_t h = hash_bytes(&u.key, sizeof(u.key), 0);
+	struct uname *c = htab_find(s->ucache, h, &u.key, uname_eq);
+
+	if (c)
+		return *c;
+	/* ips[0] is where the thread was; the rest are returns */
+	u.name = user_name(s, pid, gen, ips[i] & ~SYM_IP_SIGNAL, i > 0, &u.unsym);
+	/* a signal trampoline without a symbol (libc has no local
+	 * symbols) is still a known frame */
+	if ((ips[i] & SYM_IP_SIGNAL) && u.unsym) {
+		u.name = "[signal]";
+		u.unsym = 0;
 	}
-	free(s->uc);
-	s->uc = v;
-	s->uc_slots = n;
-	return 0;
+	if (!u.name)
+		u.name = "[unknown]";
+	c = malloc(sizeof(*c));
+	if (c) {
+		*c = u;
+		if (htab_insert(s->ucache, h, c))
+			free(c);
+	}
+	return u;
 }
 
 int symbolize_user(struct symbolizer *s, uint32_t pid, uint32_t gen,
 		   const uint64_t *ips, int n, const char **out)
 {
 	for (int i = 0; i < n; i++) {
-		/* the same address as a return address names the caller */
-		struct ucache_slot key = {
-			.addr = ips[i], .pid = pid, .gen = gen | (i > 0 ? 1u << 31 : 0),
-		};
-		struct ucache_slot *slot;
-		size_t j;
+		struct uname u = user_frame(s, pid, gen, ips, i);
 
-		if (s->uc_count * 2 >= s->uc_slots)
-			ucache_grow(s);
-		j = hash_bytes(&key, 16, 0) & (s->uc_slots - 1);
-		for (slot = &s->uc[j]; slot->name; slot = &s->uc[j]) {
-			if (slot->addr == key.addr && slot->pid == pid && slot->gen == key.gen)
-				break;
-			j = (j + 1) & (s->uc_slots - 1);
-		}
-		if (!slot->name) {
-			uint64_t ip = ips[i] & ~SYM_IP_SIGNAL;
-
-			/* ips[0] is where the thread was; the rest are returns */
-			key.name = user_name(s, pid, gen, ip, i > 0, &key.unsym);
-			/* a signal trampoline without a symbol (libc has no local
-			 * symbols) is still a known frame */
-			if ((ips[i] & SYM_IP_SIGNAL) && key.unsym) {
-				key.name = "[signal]";
-				key.unsym = 0;
-			}
-			if (!key.name)
-				key.name = "[unknown]";
-			*slot = key;
-			s->uc_count++;
-		}
 		s->stats.frames++;
-		s->stats.unsymbolized += slot->unsym;
-		out[n - 1 - i] = slot->name;
+		s->stats.unsymbolized += u.unsym;
+		out[n - 1 - i] = u.name;
 	}
 	return n;
 }

@@ -1,7 +1,7 @@
 /* Per-binary symbol cache.
  *
- * Two open-addressing hash tables index the same entries: one by build
- * id, one by (dev, ino).  A binary first opened through one key is
+ * Two hash tables index the same entries: one by build id, one by
+ * (dev, ino).  A binary first opened through one key is
  * entered under every key it turns out to have, so a later request by
  * the other finds it without reading the file again. */
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common.h"
+#include "hashtab.h"
 
 #include "sym/symcache.h"
 
@@ -30,10 +31,9 @@ struct sc_entry {
 
 enum sc_key { SC_KEY_BUILD_ID, SC_KEY_INODE };
 
-/* Linear probing; cap is a power of two, kept under half full. */
+/* Entries by one of their keys. */
 struct sc_table {
-	struct sc_entry **slots;
-	size_t cap, n;
+	struct htab *h;
 	enum sc_key kind;
 };
 
@@ -46,72 +46,49 @@ struct symcache {
 
 static uint64_t key_hash(enum sc_key kind, const struct sc_entry *k)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
 	if (kind == SC_KEY_INODE)
 		return mix64(k->dev * 0x9e3779b97f4a7c15ULL ^ k->ino);
-	for (unsigned int i = 0; i < k->build_id_len; i++)
-		h = (h ^ k->build_id[i]) * 0x100000001b3ULL;
-	return mix64(h);
+	return hash_bytes(k->build_id, k->build_id_len, 0);
 }
 
-static int key_equal(enum sc_key kind, const struct sc_entry *a, const struct sc_entry *b)
+static bool inode_eq(const void *entry, const void *key)
 {
-	if (kind == SC_KEY_INODE)
-		return a->dev == b->dev && a->ino == b->ino;
+	const struct sc_entry *a = entry, *b = key;
+
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+static bool build_id_eq(const void *entry, const void *key)
+{
+	const struct sc_entry *a = entry, *b = key;
+
 	return a->build_id_len == b->build_id_len &&
 	       !memcmp(a->build_id, b->build_id, a->build_id_len);
 }
 
-/* The slot holding key k, or the empty slot where it would go. */
-static struct sc_entry **table_slot(const struct sc_table *t, const struct sc_entry *k)
+static htab_eq_fn *key_eq(enum sc_key kind)
 {
-	size_t i = (size_t)key_hash(t->kind, k) & (t->cap - 1);
-
-	while (t->slots[i] && !key_equal(t->kind, t->slots[i], k))
-		i = (i + 1) & (t->cap - 1);
-	return &t->slots[i];
+	return kind == SC_KEY_INODE ? inode_eq : build_id_eq;
 }
 
+/* The entry with k's key (only that key of k is read). */
 static struct sc_entry *table_find(const struct sc_table *t, const struct sc_entry *k)
 {
-	return t->cap ? *table_slot(t, k) : NULL;
-}
-
-static int table_grow(struct sc_table *t)
-{
-	struct sc_table nt = { .cap = t->cap ? t->cap * 2 : 64, .n = t->n, .kind = t->kind };
-
-	nt.slots = calloc(nt.cap, sizeof(*nt.slots));
-	if (!nt.slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slots[i])
-			*table_slot(&nt, t->slots[i]) = t->slots[i];
-	free(t->slots);
-	*t = nt;
-	return 0;
+	return htab_find(t->h, key_hash(t->kind, k), k, key_eq(t->kind));
 }
 
 /* Enters e under its key.  An existing success stays; an existing
  * failure is replaced by a success. */
 static int table_put(struct sc_table *t, struct sc_entry *e)
 {
-	struct sc_entry **slot;
-	int err;
+	uint64_t h = key_hash(t->kind, e);
+	struct sc_entry *old = htab_find(t->h, h, e, key_eq(t->kind));
 
-	if ((t->n + 1) * 2 > t->cap) {
-		err = table_grow(t);
-		if (err)
-			return err;
-	}
-	slot = table_slot(t, e);
-	if (!*slot)
-		t->n++;
-	else if ((*slot)->es || !e->es)
+	if (old && (old->es || !e->es))
 		return 0;
-	*slot = e;
-	return 0;
+	if (old)
+		htab_remove(t->h, h, e, key_eq(t->kind));
+	return htab_insert(t->h, h, e);
 }
 
 struct symcache *symcache_new(void)
@@ -120,8 +97,13 @@ struct symcache *symcache_new(void)
 
 	if (!sc)
 		return NULL;
-	sc->by_build_id.kind = SC_KEY_BUILD_ID;
-	sc->by_inode.kind = SC_KEY_INODE;
+	sc->by_build_id = (struct sc_table){ htab_new(32), SC_KEY_BUILD_ID };
+	sc->by_inode = (struct sc_table){ htab_new(32), SC_KEY_INODE };
+	if (!sc->by_build_id.h || !sc->by_inode.h) {
+		symcache_free(sc);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return sc;
 }
 
@@ -315,7 +297,7 @@ void symcache_free(struct symcache *sc)
 			elfsyms_free(e->es);
 		free(e);
 	}
-	free(sc->by_build_id.slots);
-	free(sc->by_inode.slots);
+	htab_free(sc->by_build_id.h);
+	htab_free(sc->by_inode.h);
 	free(sc);
 }

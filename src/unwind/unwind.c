@@ -2,7 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "strpool.h"
+#include "common.h"
+#include "hashtab.h"
 #include "sym/elfsyms.h"
 #include "sym/symbolize.h"
 #include "sym/vdso.h"
@@ -21,7 +22,7 @@
 
 /* One binary's table (NULL: none could be built), keyed by its elfsyms,
  * which the symcache keeps unique per binary. */
-struct table_slot {
+struct table_entry {
 	const struct elfsyms *es;
 	struct unwind_table *t;
 };
@@ -51,8 +52,7 @@ struct unwinder {
 	struct proctab *pt;
 	struct symcache *sc;
 	enum unwind_mode mode;
-	struct table_slot *tables;
-	size_t ntables, table_slots;
+	struct htab *tables;	/* of struct table_entry, owned, by mix64(es) */
 	struct cache_slot *cache;
 	struct reads reads;
 	struct unwind_table *vdso;	/* from our own vDSO image */
@@ -83,8 +83,7 @@ struct unwinder *unwinder_new(struct proctab *pt, struct symcache *sc, enum unwi
 	u->pt = pt;
 	u->sc = sc;
 	u->mode = mode;
-	u->table_slots = 256;
-	u->tables = calloc(u->table_slots, sizeof(*u->tables));
+	u->tables = htab_new(128);
 	u->cache = calloc(CACHE_SLOTS, sizeof(*u->cache));
 	if (!u->tables || !u->cache) {
 		unwinder_free(u);
@@ -98,11 +97,18 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; u->tables && i < u->table_slots; i++)
-		unwind_table_free(u->tables[i].t);
+	if (u->tables) {
+		size_t pos = 0;
+		struct table_entry *te;
+
+		while ((te = htab_next(u->tables, &pos))) {
+			unwind_table_free(te->t);
+			free(te);
+		}
+	}
+	htab_free(u->tables);
 	for (size_t i = 0; u->cache && i < CACHE_SLOTS; i++)
 		free(u->cache[i].ips);
-	free(u->tables);
 	free(u->cache);
 	unwind_table_free(u->vdso);
 	free(u);
@@ -113,51 +119,33 @@ const struct unwind_stats *unwinder_stats(const struct unwinder *u)
 	return &u->stats;
 }
 
-static size_t ptr_slot(const void *p, size_t n)
+static bool table_eq(const void *entry, const void *key)
 {
-	return (hash_bytes(&p, sizeof(p), 0)) & (n - 1);
-}
-
-static int tables_grow(struct unwinder *u)
-{
-	size_t n = u->table_slots * 2;
-	struct table_slot *v = calloc(n, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < u->table_slots; i++) {
-		size_t j;
-
-		if (!u->tables[i].es)
-			continue;
-		for (j = ptr_slot(u->tables[i].es, n); v[j].es; j = (j + 1) & (n - 1))
-			;
-		v[j] = u->tables[i];
-	}
-	free(u->tables);
-	u->tables = v;
-	u->table_slots = n;
-	return 0;
+	return ((const struct table_entry *)entry)->es == key;
 }
 
 /* The call-frame table of a binary, built on first use. */
 static const struct unwind_table *table_of(struct unwinder *u, const struct elfsyms *es)
 {
-	size_t j;
+	uint64_t h = mix64((uintptr_t)es);
+	struct table_entry *te = htab_find(u->tables, h, es, table_eq);
 
-	if (u->ntables * 2 >= u->table_slots && tables_grow(u))
+	if (te)
+		return te->t;
+	te = malloc(sizeof(*te));
+	if (!te)
 		return NULL;
-	for (j = ptr_slot(es, u->table_slots); u->tables[j].es; j = (j + 1) & (u->table_slots - 1))
-		if (u->tables[j].es == es)
-			return u->tables[j].t;
-	u->tables[j].es = es;
-	u->tables[j].t = unwind_table_build(elfsyms_name(es), 0);
-	u->ntables++;
-	if (u->tables[j].t)
+	*te = (struct table_entry){ .es = es };
+	if (htab_insert(u->tables, h, te)) {
+		free(te);
+		return NULL;
+	}
+	te->t = unwind_table_build(elfsyms_name(es), 0);
+	if (te->t)
 		u->stats.tables++;
 	else
 		u->stats.no_table++;
-	return u->tables[j].t;
+	return te->t;
 }
 
 /* Where pc is: the binary's table row for it (NULL: no table covers it). */

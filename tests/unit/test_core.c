@@ -13,6 +13,8 @@
 #include "sym/proctab.h"
 #include "sym/ksyms.h"
 #include "sym/symbolize.h"
+#include "unwind/unwind.h"
+#include "stacks/stackagg.h"
 
 TEST(strpool_interns_once)
 {
@@ -38,6 +40,48 @@ TEST(strpool_interns_once)
 	CHECK_INT(strpool_count(sp), 5001);
 	strpool_free(sp);
 	strpool_free(NULL);
+}
+
+TEST(stackagg_merges_equal_keys)
+{
+	struct stackagg *a = stackagg_new();
+	uint64_t ips[] = { 0x401000, 0x402000, 0x403000 }, other[] = { 0x401000, 0x402000, 0x9 };
+	struct stackagg_key k = { .pid = 7, .gen = 1, .comm = "worker", .kstack = 5 };
+	struct stackagg_key kx = k;
+	char waker[24] = "the waker";
+	const struct stackagg_entry *e;
+
+	CHECK(a);
+	if (!a)
+		return;
+	kx.extra = waker;
+	kx.extra_len = sizeof(waker);
+	CHECK_INT(stackagg_add(a, &k, ips, 3, false, 2), 0);
+	CHECK_INT(stackagg_add(a, &k, ips, 3, false, 3), 0);
+	CHECK_INT(stackagg_add(a, &k, ips, 3, true, 1), 0);	/* truncated: another */
+	CHECK_INT(stackagg_add(a, &k, other, 3, false, 1), 0);
+	CHECK_INT(stackagg_add(a, &k, ips, 2, false, 1), 0);	/* a prefix: another */
+	CHECK_INT(stackagg_add(a, &kx, ips, 3, false, 4), 0);
+	CHECK_INT(stackagg_add(a, &kx, ips, 3, false, 4), 0);
+	CHECK_INT(stackagg_add(a, &k, NULL, 0, true, 1), 0);
+	/* many distinct stacks: the index grows and keeps every one */
+	for (uint64_t i = 0; i < 3000; i++) {
+		other[2] = i;
+		CHECK_INT(stackagg_add(a, &k, other, 3, false, 1), 0);
+		CHECK_INT(stackagg_add(a, &k, other, 3, false, 1), 0);
+	}
+	CHECK_INT(stackagg_count(a), 6 + 3000 - 1);	/* other[2] = 9 was there */
+	e = stackagg_get(a, 0);
+	CHECK(e && e->value == 5 && e->n == 3 && e->ips[2] == 0x403000 && !e->extra_len);
+	CHECK_STR(e ? e->comm : NULL, "worker");
+	e = stackagg_get(a, 4);
+	CHECK(e && e->value == 8 && e->extra_len == sizeof(waker));
+	CHECK_STR(e ? (const char *)e->extra : NULL, "the waker");
+	e = stackagg_get(a, 5);
+	CHECK(e && e->n == 0 && e->truncated && e->value == 1);
+	CHECK(stackagg_get(a, stackagg_count(a)) == NULL);
+	stackagg_free(a);
+	stackagg_free(NULL);
 }
 
 static struct mapping map(uint64_t start, uint64_t end, uint64_t pgoff, const char *path)
@@ -87,6 +131,35 @@ TEST(proctab_newest_mapping_wins)
 	CHECK(m && !strcmp(m->path, "/new.so"));
 	m = proctab_find(pt, pid, 1, 0x4100);
 	CHECK(m && !strcmp(m->path, "/old.so"));
+	proctab_free(pt);
+}
+
+TEST(proctab_many_processes_and_pid_0)
+{
+	struct proctab *pt = proctab_new();
+	struct mapping a = map(0x1000, 0x2000, 0, "/bin/app");
+	int found = 0;
+
+	CHECK(pt);
+	if (!pt)
+		return;
+	/* pids far above pid_max: /proc never has them */
+	for (uint32_t pid = 0x7fff0000; pid < 0x7fff0000 + 2000; pid++) {
+		a.pgoff = pid;
+		proctab_exec(pt, pid, 0);
+		proctab_mmap(pt, pid, &a, 0);
+	}
+	CHECK_INT(proctab_count(pt), 2000);
+	for (uint32_t pid = 0x7fff0000; pid < 0x7fff0000 + 2000; pid++) {
+		const struct mapping *m = proctab_find(pt, pid, 1, 0x1800);
+
+		found += m && m->pgoff == pid;
+	}
+	CHECK_INT(found, 2000);
+	/* pid 0 (the idle task) has no user space to record or find */
+	CHECK(proctab_mmap(pt, 0, &a, 0) < 0);
+	CHECK(proctab_find(pt, 0, 0, 0x1800) == NULL);
+	CHECK_INT(proctab_count(pt), 2000);
 	proctab_free(pt);
 }
 
@@ -362,5 +435,44 @@ TEST(kernel_stack_loses_tracer_frames_and_their_callees)
 	symbolizer_free(s);
 	symcache_free(sc);
 	ksyms_free(ks);
+	proctab_free(pt);
+}
+
+TEST(user_frames_named_and_cached)
+{
+	struct proctab *pt = proctab_new();
+	struct symcache *sc = symcache_new();
+	struct symbolizer *s = symbolizer_new(pt, sc, NULL, 0);
+	/* no such file: frames are named by module and offset */
+	struct mapping m = map(0x10000, 0x20000, 0x1000, "/nonexistent/app");
+	uint32_t pid = 0x7ffffff5;
+	uint64_t ips[] = { 0x10010, 0x10020 | SYM_IP_SIGNAL, 0x10010, 0x90000 };
+	const char *out[4], *first[4];
+
+	CHECK(pt && sc && s);
+	if (!pt || !sc || !s)
+		goto out;
+	proctab_exec(pt, pid, 0);
+	proctab_mmap(pt, pid, &m, 0);
+	for (int round = 0; round < 2; round++) {
+		CHECK_INT(symbolize_user(s, pid, 1, ips, 4, out), 4);
+		/* outermost first; a return address names the call before it */
+		CHECK_STR(out[0], "[unknown]");
+		CHECK_STR(out[1], "[app+0x100f]");
+		CHECK_STR(out[2], "[signal]");
+		CHECK_STR(out[3], "[app+0x1010]");
+		if (!round)
+			memcpy(first, out, sizeof(out));
+	}
+	for (int i = 0; i < 4; i++)
+		CHECK(out[i] == first[i]);
+	CHECK_INT(symbolizer_stats(s)->frames, 8);
+	CHECK_INT(symbolizer_stats(s)->unsymbolized, 6);
+	/* the same address in another process is looked up there */
+	CHECK_INT(symbolize_user(s, pid + 1, 1, ips, 1, out), 1);
+	CHECK_STR(out[0], "[unknown]");
+out:
+	symbolizer_free(s);
+	symcache_free(sc);
 	proctab_free(pt);
 }

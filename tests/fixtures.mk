@@ -11,9 +11,11 @@
 #   symbols-nopie      -no-pie executable
 #   libsymbols.so      shared library
 #   symbols-nosyms     no build id, stripped, no debug file
+#   symbols-entry      no build id, stripped, its entry point ss_entry
+#                      without CFI (like ld.so's _start)
 #   symbols-trunc      first 1000 bytes of symbols-pie
 #   symbols-garbage    ELF magic followed by text; symbols-text: plain text
-# Ground truth, from binutils, for NAME in pie nopie linked lib:
+# Ground truth, from binutils, for NAME in pie nopie linked lib entry:
 #   NAME.nm    "name vaddr size" of each t/T symbol (hex)
 #   NAME.load  "offset vaddr filesz" of each PT_LOAD (hex)
 #   NAME.plt   "name vaddr" of each NAME@plt entry objdump shows
@@ -28,9 +30,9 @@ SYMFIX_BUILDID := 0123456789abcdef0123456789abcdef01234567
 SYMFIX_DEBUG   := $(SYMFIX_DIR)/debug/.build-id/$(shell echo $(SYMFIX_BUILDID) | cut -c1-2)/$(shell echo $(SYMFIX_BUILDID) | cut -c3-).debug
 
 SYMFIX_BINS := $(addprefix $(SYMFIX_DIR)/, symbols-pie symbols-stripped \
-	symbols-linked symbols-nopie libsymbols.so symbols-nosyms \
+	symbols-linked symbols-nopie libsymbols.so symbols-nosyms symbols-entry \
 	symbols-trunc symbols-garbage symbols-text)
-SYMFIX_TRUTH := $(foreach n,pie nopie linked lib,$(addprefix $(SYMFIX_DIR)/$(n),.nm .load .plt))
+SYMFIX_TRUTH := $(foreach n,pie nopie linked lib entry,$(addprefix $(SYMFIX_DIR)/$(n),.nm .load .plt))
 
 .PHONY: fixtures
 fixtures: $(SYMFIX_BINS) $(SYMFIX_DEBUG) $(SYMFIX_TRUTH)
@@ -70,6 +72,13 @@ $(SYMFIX_DIR)/libsymbols.so: $(SYMFIX_SRC)
 $(SYMFIX_DIR)/symbols-nosyms: $(SYMFIX_DIR)/symbols-linked.full
 	strip --strip-all $< -o $@
 
+$(SYMFIX_DIR)/symbols-entry.full: $(SYMFIX_SRC)
+	@mkdir -p $(@D)
+	$(CC) $(SYMFIX_CFLAGS) -DFIXTURE_ENTRY -fPIE -pie -Wl,--build-id=none -Wl,-e,ss_entry $< -o $@
+
+$(SYMFIX_DIR)/symbols-entry: $(SYMFIX_DIR)/symbols-entry.full
+	strip --strip-all $< -o $@
+
 $(SYMFIX_DIR)/symbols-trunc: $(SYMFIX_DIR)/symbols-pie
 	head -c 1000 $< > $@
 
@@ -86,11 +95,13 @@ $(SYMFIX_DIR)/lib.%: SYMFIX_BIN = $(SYMFIX_DIR)/libsymbols.so
 $(SYMFIX_DIR)/pie.%: SYMFIX_BIN = $(SYMFIX_DIR)/symbols-pie
 $(SYMFIX_DIR)/nopie.%: SYMFIX_BIN = $(SYMFIX_DIR)/symbols-nopie
 $(SYMFIX_DIR)/linked.%: SYMFIX_BIN = $(SYMFIX_DIR)/symbols-linked.full
+$(SYMFIX_DIR)/entry.%: SYMFIX_BIN = $(SYMFIX_DIR)/symbols-entry.full
 
 $(SYMFIX_DIR)/lib.nm $(SYMFIX_DIR)/lib.load $(SYMFIX_DIR)/lib.plt: $(SYMFIX_DIR)/libsymbols.so
 $(SYMFIX_DIR)/pie.nm $(SYMFIX_DIR)/pie.load $(SYMFIX_DIR)/pie.plt: $(SYMFIX_DIR)/symbols-pie
 $(SYMFIX_DIR)/nopie.nm $(SYMFIX_DIR)/nopie.load $(SYMFIX_DIR)/nopie.plt: $(SYMFIX_DIR)/symbols-nopie
 $(SYMFIX_DIR)/linked.nm $(SYMFIX_DIR)/linked.load $(SYMFIX_DIR)/linked.plt: $(SYMFIX_DIR)/symbols-linked.full
+$(SYMFIX_DIR)/entry.nm $(SYMFIX_DIR)/entry.load $(SYMFIX_DIR)/entry.plt: $(SYMFIX_DIR)/symbols-entry.full
 
 $(SYMFIX_DIR)/%.nm:
 	nm -S --defined-only $(SYMFIX_BIN) | awk 'NF == 4 && ($$3 == "T" || $$3 == "t") { print $$4, $$1, $$2 }' > $@.tmp

@@ -81,6 +81,7 @@ struct elffile {
 	struct secinfo *secs;
 	size_t nsecs;
 	size_t symtab, dynsym, debuglink, relplt, plt, pltsec; /* 0 = none */
+	size_t ehframe, ehframe_hdr;
 };
 
 static char debug_root[PATH_MAX] = "/usr/lib/debug";
@@ -170,6 +171,10 @@ static int elffile_open(struct elffile *f, int fd, int own_fd)
 			f->plt = i;
 		else if (!strcmp(name, ".plt.sec"))
 			f->pltsec = i;
+		else if (!strcmp(name, ".eh_frame"))
+			f->ehframe = i;
+		else if (!strcmp(name, ".eh_frame_hdr"))
+			f->ehframe_hdr = i;
 	}
 	return 0;
 
@@ -653,6 +658,112 @@ static void finish_syms(struct elfsyms *es)
 	}
 }
 
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Where the code at the entry point ends by .eh_frame: the end of the
+ * FDE that covers entry, else the start of the next one; 0 when the
+ * tables cannot tell.  Reads .eh_frame_hdr's search table in the layout
+ * linkers write (initial locations as 4-byte offsets from the section,
+ * sorted) and an FDE's range only when its pc_begin decodes, as a 4-byte
+ * pc-relative value, to the table's location for it. */
+static uint64_t entry_cfi_end(struct elffile *f, uint64_t entry)
+{
+	const unsigned char *h, *e;
+	GElf_Shdr hsh, esh;
+	Elf_Data *hd, *ed;
+	uint64_t n, lo = 0, hi, start, fde, at;
+
+	if (!f->ehframe_hdr || f->ehdr.e_ident[EI_DATA] != ELFDATA2LSB)
+		return 0;
+	hd = section_data(f, f->ehframe_hdr, &hsh);
+	if (!hd || hd->d_size < 12)
+		return 0;
+	h = hd->d_buf;
+	/* version 1; eh_frame_ptr 4 bytes; count udata4; table datarel sdata4 */
+	if (h[0] != 1 || ((h[1] & 0x0f) != 0x03 && (h[1] & 0x0f) != 0x0b) ||
+	    h[2] != 0x03 || h[3] != 0x3b)
+		return 0;
+	n = le32(h + 8);
+	if (n > (hd->d_size - 12) / 8)
+		return 0;
+	h += 12;
+	hi = n;
+	while (lo < hi) {	/* lo: the first FDE starting after entry */
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (hsh.sh_addr + (int32_t)le32(h + mid * 8) <= entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && f->ehframe) {
+		start = hsh.sh_addr + (int32_t)le32(h + (lo - 1) * 8);
+		fde = hsh.sh_addr + (int32_t)le32(h + (lo - 1) * 8 + 4);
+		ed = section_data(f, f->ehframe, &esh);
+		if (ed && fde >= esh.sh_addr && fde - esh.sh_addr + 16 <= ed->d_size) {
+			e = (const unsigned char *)ed->d_buf + (fde - esh.sh_addr);
+			at = fde + 8 + (int32_t)le32(e + 8);
+			if (le32(e) != 0xffffffff && le32(e) >= 12 && le32(e + 4) && at == start &&
+			    entry - start < le32(e + 12))
+				return start + le32(e + 12);
+		}
+	}
+	return lo < n ? hsh.sh_addr + (int32_t)le32(h + lo * 8) : 0;
+}
+
+/* Names the entry point "_start" when no symbol covers it: ld.so keeps
+ * no .symtab and a stripped executable has no _start in .dynsym, yet a
+ * process's first sample can land there (a timer interrupt taken during
+ * execve is delivered at the first user instruction), and ld.so's own
+ * start-up stacks begin there.  The name ends where the CFI says the
+ * code ends or the next function starts, at the next symbol or at the
+ * section's end; with no CFI to tell, it covers the entry address only. */
+static int add_entry_name(struct elfsyms *es, struct elffile *f)
+{
+	struct esym s = { .addr = f->ehdr.e_entry, .sized = 1, .bind = 2 };
+	size_t i, lo = 0, hi = es->n;
+	uint64_t off, cfi_end;
+
+	if (!s.addr || elfsyms_vaddr_to_off(es, s.addr, &off) || elfsyms_lookup(es, off, NULL))
+		return 0;
+	for (i = 1; i < f->nsecs; i++) {
+		const struct secinfo *sec = &f->secs[i];
+
+		if ((sec->flags & SHF_EXECINSTR) && sec->type != SHT_NOBITS &&
+		    s.addr >= sec->addr && s.addr - sec->addr < sec->size) {
+			s.end = sec->addr + sec->size;
+			break;
+		}
+	}
+	if (!s.end)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (es->syms[mid].addr <= s.addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < es->n && es->syms[lo].addr < s.end)
+		s.end = es->syms[lo].addr;
+	cfi_end = entry_cfi_end(f, s.addr);
+	if (cfi_end <= s.addr)
+		cfi_end = s.addr + 1;
+	if (cfi_end < s.end)
+		s.end = cfi_end;
+	if (add_sym(es, &s, "_start", NULL))
+		return -ENOMEM;
+	/* add_sym appended it: move it to its place in address order */
+	s = es->syms[es->n - 1];
+	memmove(&es->syms[lo + 1], &es->syms[lo], (es->n - 1 - lo) * sizeof(s));
+	es->syms[lo] = s;
+	return 0;
+}
+
 struct elfsyms *elfsyms_open_fd(int fd, const char *name)
 {
 	struct elffile f, dbg = { .fd = -1 };
@@ -700,6 +811,9 @@ struct elfsyms *elfsyms_open_fd(int fd, const char *name)
 	if (err)
 		goto close_file;
 	finish_syms(es);
+	err = add_entry_name(es, &f);
+	if (err)
+		goto close_file;
 	elffile_close(&f);
 	return es;
 

@@ -12,7 +12,9 @@ struct elfsyms;
 
 /* Reads .symtab (or, when stripped, the .symtab of a separate debug file
  * found by build id or .gnu_debuglink) and .dynsym, the PT_LOAD headers
- * and the GNU build id.  NULL with errno set: EINVAL for something that
+ * and the GNU build id.  An entry point no symbol covers (ld.so's, a
+ * stripped executable's) is named "_start", a name only (not func).
+ * NULL with errno set: EINVAL for something that
  * is not a regular file or not a well-formed ELF file, else the error of
  * open(). */
 struct elfsyms *elfsyms_open(const char *path);

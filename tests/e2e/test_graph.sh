@@ -196,7 +196,8 @@ test_shared_library_function() {
 test_running_process_and_clean_detach() {
 	"$GW/graph_bench" 2000000000 &
 	pid=$!
-	sleep 0.2
+	# its functions are looked up in the executable it runs: after the exec
+	wait_for "runs_exe $pid '$GW/graph_bench'"
 	timeout 30 "$SS" graph -p $pid --func small -d 1 -o out.txt 2>err.txt
 	rc=$?
 	kill -0 $pid 2>/dev/null || fail "the traced process died"
@@ -215,7 +216,8 @@ test_exit_status_and_signals() {
 	[ $? = 7 ] || fail "exit status not passed through"
 	"$SS" graph --func small -o sig.txt -- "$GW/graph_bench" 2000000000 2>err.txt &
 	pid=$!
-	sleep 1.5
+	# its first call traced and on its way to the output
+	wait_for "writing $pid 'small(x=0) = 1;'"
 	kill -INT $pid
 	wait $pid
 	rc=$?

@@ -1,6 +1,8 @@
 # End-to-end tests of `stackscope profile` on the workloads in
 # tests/workloads (each ends by itself).  Structure and values are checked,
-# never timings.
+# never timings: how many samples a workload gets depends on the CPU time
+# the machine gives it, so counts are only asked to reach a floor a few
+# milliseconds on a CPU give.
 # The tracer's own frames: stackscope's programs (other BPF programs on the
 # machine, e.g. systemd's, are legitimate kernel frames) and the glue that
 # runs them.
@@ -22,28 +24,57 @@ test_fp_chain_full_stacks() {
 	leaf_lines out.folded leaf >leaf.folded
 	all=$(total leaf.folded)
 	full=$(samples leaf.folded '^fp_chain;([^;]*;)*main;parent;child;leaf(;| )')
-	[ "$all" -ge 300 ] || fail "only $all samples in leaf (expected ~2000)"
-	[ $((full * 100)) -ge $((all * 95)) ] || fail "$full of $all leaf samples have main;parent;child;leaf"
-	grep -q '^stackscope profile: [0-9]* samples, [0-9]* stacks, 0 lost samples, 0 lost stacks' err.txt ||
+	# ~2000 on an idle machine; 20 ms on a CPU give 20
+	[ "$all" -ge 20 ] || fail "only $all samples in leaf"
+	[ "$full" = "$all" ] ||
+		fail "$((all - full)) of $all leaf samples lack main;parent;child;leaf: $(grep -Ev 'main;parent;child;leaf(;| )' leaf.folded | head -2)"
+	# a sample during a page fault that grows the stack cannot copy it:
+	# its user stack is lost, and said so in the output and the summary
+	grep -q '^stackscope profile: [0-9]* samples, [0-9]* stacks, 0 lost samples, [0-9]* lost stacks' err.txt ||
 		fail "summary line: $(cat err.txt)"
+	marked=$(samples out.folded '\[lost (user|kernel) stack\]')
+	[ "$(lost_stacks err.txt)" -ge "$marked" ] || fail "$marked samples with a lost stack, summary: $(cat err.txt)"
 }
 
 test_kernel_frames_under_user_frames() {
+	# How many samples of a system call have kernel frames depends on the
+	# machine: where a timer interrupt that arrives during the call is
+	# taken only on the return to user mode (a 2-CPU VM), a fifth of them
+	# land on the instruction after `syscall`, as with perf record.  Where
+	# kernel frames are, and which, does not.
 	timeout 60 "$SS" profile -F 999 -o out.folded -- "$WL/syscall_heavy" 2 2>err.txt ||
 		fail "profile exited $?"
 	inreads=$(samples out.folded ';do_reads[; ]')
-	withk=$(samples out.folded ';do_reads;[^ ]*_\[k\]')
-	[ "$inreads" -ge 300 ] || fail "only $inreads samples under do_reads"
-	[ $((withk * 100)) -ge $((inreads * 80)) ] || fail "$withk of $inreads do_reads samples have kernel frames"
-	grep -q 'main;do_reads;raw_read;[^ ]*vfs_read_\[k\]' out.folded || fail "no read path kernel frames under main;do_reads;raw_read"
+	# ~2000 on an idle machine; 20 ms on a CPU give 20
+	[ "$inreads" -ge 20 ] || fail "only $inreads samples under do_reads"
+	# kernel frames only under (after) the user frames, in every stack
+	mixed=$(awk '{ sub(/ [0-9]+$/, ""); n = split($0, a, ";"); k = 0
+		for (i = 2; i <= n; i++) if (a[i] ~ /_\[k\]$/) k = 1; else if (k) { print; exit } }' out.folded)
+	[ -z "$mixed" ] || fail "a user frame under kernel frames: $(echo "$mixed" | cut -c1-300)"
+	# under raw_read, the kernel part is its own system call's: one that
+	# names a system call names read (where the part starts is not
+	# checked: the kernel's stack walk may stop early, e.g. in another
+	# tool's BPF program)
+	other=$(grep ';raw_read;' out.folded | grep -oE ';(__x64_sys_|__do_sys_|__se_sys_|ksys_)[a-z0-9_]+_\[k\]' |
+		grep -v '_read_\[k\]$' | sort -u | head -3)
+	[ -z "$other" ] || fail "other system calls under raw_read: $other"
+	# and one reaches the read path from the system call entry
+	grep -Eq '^syscall_heavy;([^;]*;)*main;do_reads;raw_read;entry_SYSCALL_64[a-z_]*_\[k\];([^;]*_\[k\];)*vfs_read_\[k\]' out.folded ||
+		fail "no read path kernel frames under main;do_reads;raw_read: $(grep raw_read out.folded | sort -t' ' -k2 -n | tail -2)"
 	! grep -Eq "$TRACER_RE" out.folded || fail "tracer frames: $(grep -Eo "$TRACER_RE[^;]*" out.folded | sort -u | head -3)"
 }
 
 test_no_tracer_frames_system_wide() {
-	"$WL/syscall_heavy" 3 &
-	timeout 60 "$SS" profile -F 499 -d 1.5 -K -o out.folded 2>err.txt || fail "profile exited $?"
-	wait
-	[ "$(total out.folded)" -ge 100 ] || fail "too few samples: $(total out.folded)"
+	# the workload runs during the whole capture, however long loading takes
+	"$WL/syscall_heavy" 30 &
+	wl=$!
+	wait_for "runs_exe $wl '$WL/syscall_heavy'"
+	timeout 60 "$SS" profile -F 499 -d 1.5 -K -o out.folded 2>err.txt
+	rc=$?
+	kill $wl
+	wait $wl
+	[ $rc = 0 ] || fail "profile exited $rc"
+	[ "$(samples out.folded '^syscall_heavy;')" -ge 1 ] || fail "the workload was not sampled: $(head -3 out.folded)"
 	grep -E "$TRACER_RE" out.folded
 	! grep -Eq "$TRACER_RE" out.folded || fail "tracer frames: $(grep -Eo "$TRACER_RE[^;]*" out.folded | sort -u | head -3)"
 }
@@ -53,19 +84,28 @@ test_short_lived_children_symbolized() {
 		fail "profile exited $?: $(cat err.txt)"
 	spin=$(samples out.folded '^forker;([^;]*;)*main;child_spin(;| )')
 	all=$(samples out.folded '^forker;')
-	# 20 x 60 ms at 999 Hz is ~1200 samples
-	[ "$spin" -ge 600 ] || fail "only $spin samples in main;child_spin (of $all)"
-	unk=$(samples out.folded '\[unknown\]|\[forker\+0x')
-	[ $((unk * 100)) -le $((all * 2)) ] || fail "$unk of $all samples with unsymbolized frames"
+	# 20 x 60 ms at 999 Hz is ~1200 samples on an idle machine; 20 ms on a
+	# CPU give 20
+	[ "$spin" -ge 20 ] || fail "only $spin samples in main;child_spin (of $all)"
+	# an exited child's addresses are still found in its mappings: no
+	# user frame is [unknown] (a frame [forker+0x...] is in a mapping,
+	# where the binary names nothing, e.g. the PLT header)
+	unk=$(grep '^forker;' out.folded | grep -E ';\[unknown\](;| [0-9]+$)' | head -3)
+	[ -z "$unk" ] || fail "user frames outside every mapping: $(echo "$unk" | cut -c1-300)"
 }
 
 test_pid_of_running_process() {
-	"$WL/fp_chain" 4 &
+	"$WL/fp_chain" 30 &
 	pid=$!
-	sleep 0.3
-	timeout 60 "$SS" profile -p "$pid" -d 1 -o out.folded 2>err.txt || fail "profile exited $?"
-	kill "$pid" 2>/dev/null; wait
-	[ "$(samples out.folded 'main;parent;child;leaf')" -ge 50 ] || fail "no leaf samples: $(head -3 out.folded)"
+	# after the exec: before it, the pid is a copy of this shell
+	wait_for "runs_exe $pid '$WL/fp_chain'"
+	timeout 60 "$SS" profile -p "$pid" -d 1 -o out.folded 2>err.txt
+	rc=$?
+	kill "$pid"
+	wait
+	[ $rc = 0 ] || fail "profile exited $rc"
+	# ~99 on an idle machine
+	[ "$(samples out.folded 'main;parent;child;leaf')" -ge 1 ] || fail "no leaf samples: $(head -3 out.folded)"
 	others=$(grep -vc '^fp_chain;' out.folded)
 	[ "$others" = 0 ] || fail "$others lines from other processes"
 }
@@ -99,14 +139,17 @@ test_duration_system_wide() {
 }
 
 test_sigint_writes_output() {
-	"$SS" profile -o out.folded 2>err.txt &
+	"$SS" profile -F 999 -o out.folded 2>err.txt &
 	pid=$!
-	sleep 1.5
+	wait_for "tracing_live $pid"
+	# sampled before the SIGINT: 1 ms on a CPU is enough
+	"$WL/fp_chain" 0.3
 	kill -INT $pid
 	wait $pid
 	rc=$?
 	[ "$rc" = 0 ] || fail "exit $rc after SIGINT"
-	[ -s out.folded ] || fail "no output after SIGINT"
+	grep -q '^fp_chain;.*main;parent;child;leaf' out.folded ||
+		fail "the samples taken before SIGINT are not in the output: $(head -3 out.folded)"
 }
 
 test_svg_output() {
@@ -121,8 +164,11 @@ test_user_only_and_kernel_only() {
 	timeout 60 "$SS" profile -U -F 499 -o u.folded -- "$WL/syscall_heavy" 1 2>/dev/null || fail "-U exited $?"
 	timeout 60 "$SS" profile -K -F 499 -o k.folded -- "$WL/syscall_heavy" 1 2>/dev/null || fail "-K exited $?"
 	! grep -q '_\[k\]' u.folded || fail "-U output has kernel frames"
-	grep -q 'do_reads' u.folded || fail "-U output lacks user frames"
-	! grep -q 'do_reads\|main' k.folded || fail "-K output has user frames"
+	grep -q 'main;do_reads' u.folded || fail "-U output lacks user frames"
+	# every frame after the process name is a kernel one (a kernel
+	# function may well have "main" in its name: sched_balance_domains)
+	user=$(awk -F';' '{ for (i = 2; i <= NF; i++) { f = $i; sub(/ [0-9]+$/, "", f); if (f !~ /_\[k\]$/) { print; exit } } }' k.folded)
+	[ -z "$user" ] || fail "-K output has user frames: $(echo "$user" | cut -c1-300)"
 	grep -q '_\[k\]' k.folded || fail "-K output lacks kernel frames"
 }
 

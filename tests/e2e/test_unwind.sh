@@ -1,12 +1,14 @@
 # End-to-end tests of user-stack unwinding without frame pointers: every
 # workload in tests/workloads/unwind is profiled with the default
-# --unwind auto, and at least 95% of the samples in its innermost function
-# must carry the complete chain.
+# --unwind auto, and every sample in its innermost function must carry
+# the complete chain.  How many samples there are depends on the CPU time
+# the machine gives the workload: ~2000 on an idle one, and the floor of
+# 20 asks for 20 ms on a CPU.
 UW="$WL/unwind"
 
-# leaf_share FOLDED LEAF CHAIN_REGEX: prints "full total" for the samples
+# leaf_chains FOLDED LEAF CHAIN_REGEX: prints "full total" for the samples
 # whose innermost user frame is LEAF
-leaf_share() {
+leaf_chains() {
 	awk -v f="$2" -v re="$3" '{
 		n = split($0, a, ";"); last = "";
 		sub(/ [0-9]+$/, "", a[n]);
@@ -23,10 +25,10 @@ expect_chain() {
 	shift 3
 	timeout 60 "$SS" profile -v -F 999 -o out.folded -- "$wl" "$@" 2>err.txt ||
 		fail "profile exited $?: $(cat err.txt)"
-	read -r full total < <(leaf_share out.folded "$leaf" "$re")
-	[ "$total" -ge 200 ] || fail "only $total samples in $leaf: $(sort -t' ' -k2 -n out.folded | tail -3)"
-	[ $((full * 100)) -ge $((total * 95)) ] ||
-		fail "$full of $total samples in $leaf have the full chain; most common: $(grep "$leaf" out.folded | sort -t' ' -k2 -n | tail -2 | cut -c1-300); $(grep -v "^libbpf" err.txt)"
+	read -r full total < <(leaf_chains out.folded "$leaf" "$re")
+	[ "$total" -ge 20 ] || fail "only $total samples in $leaf: $(sort -t' ' -k2 -n out.folded | tail -3)"
+	[ "$full" = "$total" ] ||
+		fail "$((total - full)) of $total samples in $leaf lack the full chain: $(grep "$leaf" out.folded | grep -Ev "$re" | sort -t' ' -k2 -n | tail -2 | cut -c1-300); $(grep -v "^libbpf" err.txt)"
 }
 
 # The bottom of a complete chain: _start -> __libc_start_main -> ... -> main
@@ -87,16 +89,26 @@ test_truncation_is_visible() {
 test_every_stack_complete_in_many_small_functions() {
 	# many short functions: samples land in prologues and epilogues
 	# (after `pop %rbp` the CFI still names the popped slot), in libc's
-	# qsort and in syscalls; every user stack must reach _start
+	# qsort and in syscalls; every user stack must reach _start, the
+	# binary's or ld.so's (the process's first instructions, where a
+	# sample can be a single frame: a timer interrupt taken during execve
+	# is delivered at the entry point); a sample in execve has kernel
+	# frames only, or once the new image is in place its entry as the one
+	# user frame, at times [unknown] (seen once in ~10 runs); one
+	# during a page fault that grows the stack has lost it (the page to
+	# copy is missing), which the summary counts
 	timeout 60 "$SS" profile -F 999 -o out.folded -- "$WL/demo" 2 2>err.txt || fail "profile exited $?"
 	all=$(samples out.folded '^demo;')
-	# the process's first instructions run in ld.so before _start: its
-	# entry has no symbol (ld.so keeps no local symbols); a sample in
-	# execve has kernel frames only
-	ok_bottom='^demo;(_start;|_dl_start;|\[ld-linux[^;]*\];_dl_start|[^;]*_\[k\][; ])'
+	in_execve='entry_SYSCALL_64[a-z_]*_\[k\];([^;]*_\[k\];)*__x64_sys_execve(at)?_\[k\][; ]'
+	ok_bottom="^demo;(_start[; ]|[^;]*_\\[k\\][; ]|\\[lost user stack\\];|\\[unknown\\];$in_execve)"
+	lost=$(samples out.folded '^demo;\[lost user stack\];')
+	[ "$(lost_stacks err.txt)" -ge "$lost" ] || fail "$lost samples with a lost user stack, summary: $(cat err.txt)"
 	bad=$(awk -v re="$ok_bottom" '/^demo;/ && $0 !~ re { n += $NF } END { print n + 0 }' out.folded)
-	[ "$all" -ge 1000 ] || fail "only $all samples"
+	[ "$all" -ge 20 ] || fail "only $all samples"
 	[ "$bad" = 0 ] ||
 		fail "$bad of $all samples do not reach _start: $(grep '^demo;' out.folded | grep -Ev "$ok_bottom" | head -3 | cut -c1-200)"
-	! grep -q '\[truncated\]' out.folded || fail "truncated stacks: $(grep -c '\[truncated\]' out.folded)"
+	# demo's own: samples of the launched command in execve, before its
+	# name changes, are stackscope's copy's (its user stack unknown)
+	! grep -q '^demo;.*\[truncated\]' out.folded ||
+		fail "truncated stacks: $(grep '^demo;.*\[truncated\]' out.folded | head -2 | cut -c1-200)"
 }

@@ -1,6 +1,6 @@
-/* Runs every registered unit test; prints "ok NAME" / "FAIL NAME" lines and
- * a closing "unit: N passed, N failed".  An argument runs only the tests
- * whose name contains it. */
+/* Runs every registered unit test; prints "ok NAME", "FAIL NAME" or
+ * "skip NAME: why" lines and a closing "unit: N passed, N failed, N
+ * skipped".  An argument runs only the tests whose name contains it. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include "test.h"
@@ -12,6 +12,7 @@ static struct {
 	void (*fn)(void);
 } tests[MAX_TESTS];
 static int ntests, cur_failed;
+static char cur_skip[256];	/* why the current test skipped; "" = it did not */
 
 void test_register(const char *name, void (*fn)(void), const char *file)
 {
@@ -31,6 +32,19 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 	cur_failed = 1;
 }
 
+void test_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cur_skip[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(cur_skip, sizeof(cur_skip), fmt, ap);
+	va_end(ap);
+	if (!cur_skip[0])
+		snprintf(cur_skip, sizeof(cur_skip), "(no reason given)");
+}
+
 const char *test_fixtures(void)
 {
 	const char *d = getenv("FIXTURES");
@@ -39,21 +53,30 @@ const char *test_fixtures(void)
 
 int main(int argc, char **argv)
 {
-	int passed = 0, failed = 0;
+	int passed = 0, failed = 0, skipped = 0;
 
 	for (int i = 0; i < ntests; i++) {
 		if (argc > 1 && !strstr(tests[i].name, argv[1]))
 			continue;
 		cur_failed = 0;
+		cur_skip[0] = '\0';
 		tests[i].fn();
 		fflush(stderr);
-		printf("%s unit/%s\n", cur_failed ? "FAIL" : "ok", tests[i].name);
+		if (cur_failed) {
+			printf("FAIL unit/%s\n", tests[i].name);
+			failed++;
+		} else if (cur_skip[0]) {
+			printf("skip unit/%s: %s\n", tests[i].name, cur_skip);
+			skipped++;
+		} else {
+			printf("ok unit/%s\n", tests[i].name);
+			passed++;
+		}
 		fflush(stdout);
-		cur_failed ? failed++ : passed++;
 	}
 	if (ntests >= MAX_TESTS)
 		printf("FAIL unit: more than %d tests registered\n", MAX_TESTS), failed++;
-	printf("unit: %d passed, %d failed\n", passed, failed);
+	printf("unit: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;
 }
 

@@ -1,7 +1,9 @@
 /* Minimal unit-test harness.  A test is a function declared with TEST();
  * it registers itself at load time, so adding a test file needs no edits
  * elsewhere.  CHECK* record a failure (file:line and values) and let the
- * test go on; the runner prints one line per test and a closing count. */
+ * test go on; SKIP ends a test that cannot run here.  The runner prints
+ * one line per test ("ok", "FAIL" or "skip NAME: why") and a closing
+ * count. */
 #ifndef TEST_H
 #define TEST_H
 #include <stdio.h>
@@ -10,6 +12,12 @@
 void test_register(const char *name, void (*fn)(void), const char *file);
 void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Marks the current test skipped, with the reason (the first one given
+ * is kept), and lets it go on: for a part that cannot run on this machine
+ * (a tool, a kernel file, an assembler feature missing), never for a
+ * fixture the build should have made.  A failure still wins: the test's
+ * line is "FAIL" if any check failed, else "skip NAME: why". */
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Directory with the fixtures the build made (build/fixtures). */
 const char *test_fixtures(void);
 /* test_fixtures()/name; the last four results stay valid. */
@@ -22,6 +30,13 @@ const char *test_fixture(const char *name);
 		test_register(#name, name, __FILE__);                       \
 	}                                                                   \
 	static void name(void)
+
+/* Ends the current test as skipped: SKIP("no %s", path); */
+#define SKIP(...)                                                           \
+	do {                                                                \
+		test_skip(__VA_ARGS__);                                     \
+		return;                                                     \
+	} while (0)
 
 #define CHECK(cond)                                                         \
 	do {                                                                \

@@ -349,9 +349,9 @@ TEST(demangle_cxx_names)
 	char *d = demangle("_ZN9pkgPolicyD1Ev");
 
 	if (!d) {
-		/* no C++ runtime on this machine: names stay mangled */
+		/* without a C++ runtime names stay mangled */
 		CHECK(access("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", F_OK) != 0);
-		return;
+		SKIP("no C++ runtime (libstdc++.so.6) here: names stay mangled");
 	}
 	CHECK_STR(d, "pkgPolicy::~pkgPolicy()");
 	free(d);

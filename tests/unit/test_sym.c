@@ -302,11 +302,100 @@ TEST(elfsyms_stripped_no_debug)
 	es = elfsyms_open(test_fixture("symbols-nosyms"));
 	elfsyms_set_debug_root(NULL);
 	CHECK(es);
+	/* the entry point is named all the same: elfsyms_entry_* */
 	for (int i = 0; i < t.nsyms; i++)
-		CHECK(!elfsyms_lookup(es, truth_off(&t, t.syms[i].vaddr), NULL));
+		if (strcmp(t.syms[i].name, "_start"))
+			CHECK(!elfsyms_lookup(es, truth_off(&t, t.syms[i].vaddr), NULL));
 	CHECK(!elfsyms_build_id(es, &len));
 	CHECK_INT(len, 0);
 	check_plt(es, &t);	/* .dynsym and .rela.plt survive strip */
+	elfsyms_free(es);
+}
+
+/* Every byte of the truth symbol sym is looked up as want at its distance
+ * from sym's start (want NULL: as no symbol), and the byte after sym as
+ * after. */
+static void check_bytes(const struct elfsyms *es, const struct truth *t, const char *sym,
+			const char *want, const char *after)
+{
+	const struct truth_sym *s = truth_find(t, sym);
+	uint64_t off, so;
+	const char *got;
+
+	if (!s || !s->size) {
+		test_fail(__FILE__, __LINE__, "no sized %s in the ground truth", sym);
+		return;
+	}
+	off = truth_off(t, s->vaddr);
+	for (uint64_t i = 0; i <= s->size; i++) {
+		const char *w = i < s->size ? want : after;
+
+		so = 99;
+		got = elfsyms_lookup(es, off + i, &so);
+		if (w ? !got || strcmp(got, w) || so != i : got != NULL) {
+			test_fail(__FILE__, __LINE__, "%s+%#" PRIx64 ": %s+%#" PRIx64 ", want %s",
+				  sym, i, got ? got : "(none)", got ? so : 0, w ? w : "(none)");
+			return;
+		}
+	}
+}
+
+/* The symbol called name, in *si; 0 when there is none. */
+static int find_symbol(const struct elfsyms *es, const char *name, struct elfsym_info *si)
+{
+	for (size_t i = 0; i < elfsyms_count(es); i++)
+		if (!elfsyms_symbol(es, i, si) && !strcmp(si->name, name))
+			return 1;
+	return 0;
+}
+
+TEST(elfsyms_entry_named_start_by_its_cfi)
+{
+	struct elfsyms *es;
+	struct truth t;
+
+	/* crt1's _start, stripped: named again, as far as its FDE goes */
+	CHECK(truth_read(&t, "linked"));
+	es = elfsyms_open(test_fixture("symbols-nosyms"));
+	CHECK(es);
+	check_bytes(es, &t, "_start", "_start", NULL);
+	check_bytes(es, &t, "ss_static_helper", NULL, NULL);
+	elfsyms_free(es);
+}
+
+TEST(elfsyms_entry_named_start_without_cfi)
+{
+	struct elfsym_info si;
+	struct elfsyms *es;
+	struct truth t;
+
+	/* an entry without CFI (ld.so's _start): named up to the next FDE,
+	 * here ss_static_helper's; crt1's _start is not the entry */
+	CHECK(truth_read(&t, "entry"));
+	es = elfsyms_open(test_fixture("symbols-entry"));
+	CHECK(es);
+	check_bytes(es, &t, "ss_entry", "_start", NULL);
+	check_bytes(es, &t, "_start", NULL, NULL);
+	/* a name, not a function to probe (funcsel) */
+	CHECK(find_symbol(es, "_start", &si) && !si.func);
+	elfsyms_free(es);
+}
+
+TEST(elfsyms_entry_symbol_kept)
+{
+	struct elfsym_info si;
+	struct elfsyms *es;
+	struct truth t;
+
+	/* a real _start symbol stays as it is; a library's e_entry is 0 */
+	CHECK(truth_read(&t, "pie"));
+	es = elfsyms_open(test_fixture("symbols-pie"));
+	CHECK(es);
+	check_bytes(es, &t, "_start", "_start", NULL);
+	elfsyms_free(es);
+	es = elfsyms_open(test_fixture("libsymbols.so"));
+	CHECK(es);
+	CHECK(!find_symbol(es, "_start", &si));
 	elfsyms_free(es);
 }
 
@@ -545,10 +634,8 @@ TEST(ksyms_proc_kallsyms)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ks = ksyms_load(NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (!ks && (errno == EPERM || errno == ENOENT || errno == EACCES)) {
-		fprintf(stderr, "  skipped: /proc/kallsyms: %s\n", strerror(errno));
-		return;
-	}
+	if (!ks && (errno == EPERM || errno == ENOENT || errno == EACCES))
+		SKIP("/proc/kallsyms: %s", strerror(errno));
 	CHECK(ks);
 	if (!ks)
 		return;

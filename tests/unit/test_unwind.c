@@ -44,17 +44,16 @@ static struct unwind_table *build(const char *name, unsigned int sources)
 }
 
 /* Whether the assembler made .sframe sections for the fixtures (gas
- * --gsframe, binutils >= 2.40); says the SFrame parts of test are
- * skipped when not. */
-static int sframe_available(const char *test)
+ * --gsframe, binutils >= 2.40); when not, marks the current test skipped
+ * (test_skip) and its SFrame parts are left out. */
+static int sframe_available(void)
 {
 	struct unwind_table *t = unwind_table_build(test_fixture("unwind-sframe"), UNWIND_SRC_SFRAME);
 	int ok = t || errno != ENOENT;
 
 	unwind_table_free(t);
 	if (!ok)
-		printf("skipped unit/%s, SFrame parts: the fixtures have no .sframe "
-		       "(assembler without --gsframe)\n", test);
+		test_skip("SFrame parts: the fixtures have no .sframe (assembler without --gsframe)");
 	return ok;
 }
 
@@ -470,13 +469,10 @@ TEST(unwind_sframe_matches_objdump)
 	struct unwind_table *t;
 	int plts = 0;
 
-	if (!sframe_available("unwind_sframe_matches_objdump"))
+	if (!sframe_available())
 		return;
-	if (!sfd_read(&d, "unwind-gsframe.sfd") || !d.nf) {
-		printf("skipped unit/unwind_sframe_matches_objdump: objdump --sframe "
-		       "printed nothing\n");
-		return;
-	}
+	if (!sfd_read(&d, "unwind-gsframe.sfd") || !d.nf)
+		SKIP("objdump --sframe printed nothing");
 	t = build("unwind-sframe", 0);
 	if (!t)
 		return;
@@ -545,7 +541,7 @@ TEST(unwind_sources_agree)
 
 	CHECK(syms_read(&fns, "unwind-gsframe.nm"));
 	CHECK(syms_read(&plt, "unwind-gsframe.plt"));
-	if (sframe_available("unwind_sources_agree")) {
+	if (sframe_available()) {
 		eh = build("unwind-gsframe", UNWIND_SRC_EH_FRAME);
 		sf = build("unwind-gsframe", UNWIND_SRC_SFRAME);
 		sfonly = build("unwind-sframe", 0);
@@ -600,7 +596,7 @@ static int max_sp_cfa(const struct unwind_table *t, const struct sym *s)
 TEST(unwind_mixed_sources)
 {
 	struct unwind_table *all, *eh, *ehsf;
-	int sframe = sframe_available("unwind_mixed_sources");
+	int sframe = sframe_available();
 	const struct sym *b, *c, *leaf;
 	const struct unwind_row *r;
 	static struct dump d;
@@ -847,10 +843,8 @@ TEST(unwind_libc)
 	double ms;
 	size_t n;
 
-	if (access(LIBC_PATH, R_OK)) {
-		printf("skipped unit/unwind_libc: no %s\n", LIBC_PATH);
-		return;
-	}
+	if (access(LIBC_PATH, R_OK))
+		SKIP("no %s", LIBC_PATH);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	t = unwind_table_build(LIBC_PATH, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -868,8 +862,8 @@ TEST(unwind_libc)
 
 	rt = restorer_vaddr(lib, sizeof(lib));
 	if (!rt || !same_file(lib, LIBC_PATH)) {
-		printf("skipped unit/unwind_libc __restore_rt: the restorer is not in %s (%s)\n",
-		       LIBC_PATH, lib);
+		test_skip("__restore_rt not checked: the restorer is not in %s (%s)",
+			  LIBC_PATH, lib);
 	} else {
 		r = unwind_table_find(t, rt);
 		CHECK(r && r->cfa_rule == UNWIND_CFA_SIGNAL);
@@ -887,10 +881,10 @@ TEST(unwind_bad_files)
 	static const char *bad[] = {
 		"unwind-trunc", "unwind-badeh", "unwind-sframe-badmagic",
 		"unwind-sframe-hugefdes", "unwind-sframe-badfdeoff", "unwind-sframe-badfreoff",
-		/* from tests/fixtures.mk, when built */
+		/* from tests/fixtures.mk */
 		"symbols-garbage", "symbols-text",
 	};
-	int sframe = sframe_available("unwind_bad_files");
+	int sframe = sframe_available();
 	struct unwind_table *t;
 	int fd;
 
@@ -898,8 +892,7 @@ TEST(unwind_bad_files)
 		if (!sframe && strstr(bad[i], "sframe"))
 			continue;
 		if (access(test_fixture(bad[i]), R_OK)) {
-			if (strncmp(bad[i], "symbols-", 8))
-				test_fail(__FILE__, __LINE__, "%s missing (make fixtures)", bad[i]);
+			test_fail(__FILE__, __LINE__, "%s missing (make fixtures)", bad[i]);
 			continue;
 		}
 		errno = 0;
@@ -1060,7 +1053,7 @@ TEST(unwind_sframe_versions)
 	size_t n, n2;
 	uint64_t vaddr;
 
-	if (!sframe_available("unwind_sframe_versions"))
+	if (!sframe_available())
 		return;
 	v1 = sframe_bytes("unwind-sframe", &n, &vaddr);
 	if (!v1) {
@@ -1111,7 +1104,7 @@ TEST(unwind_sframe_malformed)
 	int results[4] = { 0 };
 	size_t info;
 
-	if (!sframe_available("unwind_sframe_malformed"))
+	if (!sframe_available())
 		return;
 	good = sframe_bytes("unwind-sframe", &n, &vaddr);
 	if (!good) {

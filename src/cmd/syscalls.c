@@ -75,6 +75,7 @@ struct sc_run {
 	struct syscalls_bpf *skel;
 	struct stackpipe *sp;	/* -k */
 	struct pending_stack *pend;
+	struct frame frames[UNWIND_MAX_DEPTH];	/* the stack being printed (-k) */
 	struct syslines w;
 	uint64_t lost_seen;	/* the running loss total last reported */
 	uint64_t records;
@@ -224,7 +225,8 @@ static struct pending_stack *stack_slot(struct sc_run *r, uint32_t tid)
 static void print_call(struct sc_run *r, const struct sc_record *rec, size_t size)
 {
 	const struct sc_info *si = sc_table_get(r->table, rec->nr);
-	const char *names[UNWIND_MAX_DEPTH], *inner[UNWIND_MAX_DEPTH];
+	const char *inner[UNWIND_MAX_DEPTH];
+	struct frame *frames = r->frames;
 	struct sysline_stack st = { .names = inner, .n = -1 };
 	struct pending_stack *ps;
 
@@ -236,11 +238,11 @@ static void print_call(struct sc_run *r, const struct sc_record *rec, size_t siz
 	}
 	ps = stack_slot(r, rec->tid);
 	if (ps->tid == rec->tid && ps->n > 0) {
-		int n = stackpipe_symbolize_user(r->sp, rec->pid, rec->gen, ps->ips, ps->n, names);
+		int n = stackpipe_symbolize_user(r->sp, rec->pid, rec->gen, ps->ips, ps->n, frames);
 
 		/* innermost first, as strace -k */
 		for (int i = 0; i < n; i++)
-			inner[i] = names[n - 1 - i];
+			inner[i] = frames[n - 1 - i].name;
 		st.n = n;
 		st.truncated = ps->truncated;
 	}

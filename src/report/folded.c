@@ -30,7 +30,14 @@ int report_folded_write(FILE *f, const struct stacks *s)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct stack_entry *e = stacks_get(s, i);
+		uint64_t value = e->value;
 
+		/* stacks that differ only by address are one line */
+		while (i + 1 < n && stacks_same_names(e, stacks_get(s, i + 1))) {
+			uint64_t v = stacks_get(s, ++i)->value;
+
+			value = value + v < value ? UINT64_MAX : value + v;
+		}
 		for (unsigned int d = 0; d < e->depth; d++) {
 			if (d)
 				fputc(';', f);
@@ -38,7 +45,7 @@ int report_folded_write(FILE *f, const struct stacks *s)
 			if (e->frames[d].kind == FRAME_KERNEL)
 				fputs(KERNEL_SUFFIX, f);
 		}
-		fprintf(f, " %" PRIu64 "\n", e->value);
+		fprintf(f, " %" PRIu64 "\n", value);
 		if (ferror(f))
 			return -EIO;
 	}

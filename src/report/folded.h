@@ -6,7 +6,8 @@
 #include "report/stacks.h"
 
 /* One line per entry, in the entries' order (stacks_sort() first for
- * deterministic output): "a;b;c VALUE\n".  FRAME_KERNEL frames get the
+ * deterministic output; entries next to each other whose names are equal,
+ * differing only by address, are one line): "a;b;c VALUE\n".  FRAME_KERNEL frames get the
  * suffix "_[k]"; other kinds are written as is.  In names, ';' becomes ':'
  * and '\n' / '\r' become ' ' so every line stays parseable.  Returns 0 or
  * -errno on a write error. */

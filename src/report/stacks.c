@@ -25,6 +25,7 @@ struct arena_block {
  * scratch: the stack being added, with names already interned. */
 struct stacks {
 	struct arena_block *arena;
+	struct htab *modules;	/* struct frame_module, in the arena */
 	struct stack_entry **entries;
 	size_t nentries, entries_cap;
 	struct strpool *names;
@@ -69,7 +70,8 @@ static uint64_t hash_frames(const struct frame *frames, unsigned int depth)
 	uint64_t h = depth;
 
 	for (unsigned int i = 0; i < depth; i++)
-		h = mix64(h ^ (uintptr_t)frames[i].name ^ ((uint64_t)frames[i].kind << 60));
+		h = mix64(h ^ (uintptr_t)frames[i].name ^ ((uint64_t)frames[i].kind << 60) ^
+			  mix64(frames[i].addr ^ (uintptr_t)frames[i].module));
 	return h;
 }
 
@@ -86,10 +88,53 @@ static bool entry_eq(const void *entry, const void *key)
 
 	if (e->depth != k->depth)
 		return false;
-	for (unsigned int i = 0; i < k->depth; i++)
-		if (e->frames[i].name != k->frames[i].name || e->frames[i].kind != k->frames[i].kind)
+	for (unsigned int i = 0; i < k->depth; i++) {
+		const struct frame *a = &e->frames[i], *b = &k->frames[i];
+
+		if (a->name != b->name || a->kind != b->kind || a->addr != b->addr ||
+		    a->module != b->module)
 			return false;
+	}
 	return true;
+}
+
+static uint64_t module_hash(const struct frame_module *m)
+{
+	return hash_bytes(m->path, strlen(m->path), 0) ^
+	       hash_bytes(m->build_id, m->build_id_len, 1);
+}
+
+static bool module_eq(const void *entry, const void *key)
+{
+	const struct frame_module *a = entry, *b = key;
+
+	return a->build_id_len == b->build_id_len && !strcmp(a->path, b->path) &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len);
+}
+
+/* The model's own copy of m, so frames outlive whoever made them. */
+static const struct frame_module *intern_module(struct stacks *s, const struct frame_module *m)
+{
+	uint64_t h;
+	struct frame_module *own;
+
+	if (!m)
+		return NULL;
+	h = module_hash(m);
+	own = htab_find(s->modules, h, m, module_eq);
+	if (own)
+		return own;
+	own = arena_alloc(s, sizeof(*own), alignof(struct frame_module));
+	if (!own)
+		return NULL;
+	*own = (struct frame_module){ .build_id_len = m->build_id_len };
+	if (own->build_id_len > sizeof(own->build_id))
+		own->build_id_len = sizeof(own->build_id);
+	memcpy(own->build_id, m->build_id, own->build_id_len);
+	own->path = strpool_intern(s->names, m->path);
+	if (!own->path || htab_insert(s->modules, h, own))
+		return NULL;
+	return own;
 }
 
 struct stacks *stacks_new(void)
@@ -100,7 +145,8 @@ struct stacks *stacks_new(void)
 		return NULL;
 	s->names = strpool_new();
 	s->index = htab_new(512);
-	if (!s->names || !s->index) {
+	s->modules = htab_new(64);
+	if (!s->names || !s->index || !s->modules) {
 		stacks_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -120,6 +166,7 @@ void stacks_free(struct stacks *s)
 	free(s->entries);
 	strpool_free(s->names);
 	htab_free(s->index);
+	htab_free(s->modules);
 	free(s->scratch);
 	free(s);
 }
@@ -150,6 +197,11 @@ int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 		if (!s->scratch[i].name)
 			return -ENOMEM;
 		s->scratch[i].kind = frames[i].kind;
+		s->scratch[i].addr = frames[i].addr;
+		s->scratch[i].offset = frames[i].offset;
+		s->scratch[i].module = intern_module(s, frames[i].module);
+		if (frames[i].module && !s->scratch[i].module)
+			return -ENOMEM;
 	}
 
 	struct stack_key key = { s->scratch, depth };
@@ -199,10 +251,26 @@ uint64_t stacks_total(const struct stacks *s)
 	return s ? s->total : 0;
 }
 
+static int module_cmp(const struct frame_module *a, const struct frame_module *b)
+{
+	int c;
+
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? 1 : -1;
+	c = strcmp(a->path, b->path);
+	if (!c)
+		c = a->build_id_len != b->build_id_len ? (a->build_id_len < b->build_id_len ? -1 : 1)
+						       : memcmp(a->build_id, b->build_id, a->build_id_len);
+	return c;
+}
+
 int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b)
 {
 	unsigned int n = a->depth < b->depth ? a->depth : b->depth;
 
+	/* names first, so stacks shown alike sort next to each other */
 	for (unsigned int i = 0; i < n; i++) {
 		const struct frame *fa = &a->frames[i], *fb = &b->frames[i];
 		if (fa->name != fb->name) {
@@ -213,7 +281,39 @@ int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b)
 		if (fa->kind != fb->kind)
 			return fa->kind < fb->kind ? -1 : 1;
 	}
-	return a->depth < b->depth ? -1 : a->depth > b->depth;
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct frame *fa = &a->frames[i], *fb = &b->frames[i];
+		int c;
+
+		if (fa->addr != fb->addr)
+			return fa->addr < fb->addr ? -1 : 1;
+		c = module_cmp(fa->module, fb->module);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+bool stacks_same_names(const struct stack_entry *a, const struct stack_entry *b)
+{
+	if (a->depth != b->depth)
+		return false;
+	for (unsigned int i = 0; i < a->depth; i++)
+		if (a->frames[i].name != b->frames[i].name || a->frames[i].kind != b->frames[i].kind)
+			return false;
+	return true;
+}
+
+size_t stacks_count_named(const struct stacks *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; s && i < s->nentries; i++)
+		if (!i || !stacks_same_names(s->entries[i - 1], s->entries[i]))
+			n++;
+	return n;
 }
 
 static int entry_qsort_cmp(const void *a, const void *b)

@@ -1,23 +1,16 @@
 /* The in-memory model every report writer consumes: a multiset of call
  * stacks, each with a value (samples, or microseconds off-CPU).  Capture
  * code fills it with stacks_add(); folded, flame graph and other writers
- * only read it. */
+ * only read it.  Stacks are kept apart by location (names, kinds,
+ * addresses and modules), so a writer by address has them all; writers
+ * by name (folded, SVG) merge stacks whose names are equal, which
+ * stacks_sort() puts next to each other. */
 #ifndef REPORT_STACKS_H
 #define REPORT_STACKS_H
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
-
-/* FRAME_MARK: synthetic frames such as "[truncated]", "[lost stack]" or a
- * "--" separator between a kernel and a user stack. */
-enum frame_kind { FRAME_USER, FRAME_KERNEL, FRAME_COMM, FRAME_MARK };
-
-/* One frame.  In a struct stacks, name is interned and owned by it (equal
- * names share one pointer); as an argument to stacks_add() it is the
- * caller's. */
-struct frame {
-	const char *name;
-	enum frame_kind kind;
-};
+#include "stacks/frame.h"
 
 /* One distinct stack: frames[0] is the outermost (root) frame,
  * frames[depth - 1] the innermost (leaf).  frames is owned by the struct
@@ -33,8 +26,9 @@ struct stacks;
 struct stacks *stacks_new(void);
 void stacks_free(struct stacks *s);
 
-/* Copies frames, interning their names.  A stack whose frames (names and
- * kinds) equal an existing entry's is merged into it: values add up
+/* Copies frames, interning their names and modules.  A stack whose frames
+ * (names, kinds, addresses, modules) equal an existing entry's is merged
+ * into it: values add up
  * (saturating at UINT64_MAX).  O(depth) amortised.  Returns 0, -EINVAL
  * (depth 0, a NULL name) or -ENOMEM.  Pointers from stacks_get() are
  * invalidated by stacks_add() and stacks_sort(). */
@@ -42,6 +36,11 @@ int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 	       uint64_t value);
 
 size_t stacks_count(const struct stacks *s);
+/* Stacks distinct by name (what folded and SVG show); entries must be
+ * sorted (stacks_sort()). */
+size_t stacks_count_named(const struct stacks *s);
+/* Whether two entries have the same names and kinds throughout. */
+bool stacks_same_names(const struct stack_entry *a, const struct stack_entry *b);
 /* Entry i (0 <= i < stacks_count()), NULL when out of range. */
 const struct stack_entry *stacks_get(const struct stacks *s, size_t i);
 /* Sum of all values (saturating). */
@@ -53,7 +52,8 @@ void stacks_sort(struct stacks *s);
 
 /* Lexical order of two stacks, root frame first: frame names by strcmp(),
  * then kind (user < kernel < comm < mark), and a stack before every longer
- * stack it is a prefix of.  0 only for equal stacks. */
+ * stack it is a prefix of; stacks equal so far by address, then module
+ * path and build id.  0 only for equal stacks. */
 int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b);
 
 #endif

@@ -190,11 +190,11 @@ int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint32_t gen,
 }
 
 int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint32_t gen,
-			     const uint64_t *ips, int n, const char **names)
+			     const uint64_t *ips, int n, struct frame *frames)
 {
 	struct symbolizer *sym = symbolizer(sp);
 
-	return sym ? symbolize_user(sym, pid, gen, ips, n, names) : 0;
+	return sym ? symbolize_user(sym, pid, gen, ips, n, frames) : 0;
 }
 
 int stackpipe_read_stack(int stacks_fd, __u64 handle, uint64_t *ips)
@@ -223,31 +223,24 @@ uint64_t stackpipe_stack_errors(int map_fd)
 	return k + u + full;
 }
 
-/* One thread's part of a folded stack: comm, user frames, kernel frames. */
+/* One thread's part of a stack: comm, user frames, kernel frames. */
 static int thread_frames(struct symbolizer *sym, struct frame *fr, const char *comm,
 			 uint32_t pid, uint32_t gen, bool utrunc, int nu, const uint64_t *uips,
 			 int nk, const uint64_t *kips)
 {
-	const char *names[UNWIND_MAX_DEPTH];
-	int n = 0, k;
+	int n = 0;
 
 	fr[n++] = (struct frame){ comm[0] ? comm : "[unknown]", FRAME_COMM };
 	if (utrunc)
 		fr[n++] = (struct frame){ "[truncated]", FRAME_MARK };
-	if (nu < 0) {
+	if (nu < 0)
 		fr[n++] = (struct frame){ "[lost user stack]", FRAME_MARK };
-	} else if (nu > 0) {
-		k = symbolize_user(sym, pid, gen, uips, nu, names);
-		for (int i = 0; i < k; i++)
-			fr[n++] = (struct frame){ names[i], FRAME_USER };
-	}
-	if (nk < 0) {
+	else if (nu > 0)
+		n += symbolize_user(sym, pid, gen, uips, nu, fr + n);
+	if (nk < 0)
 		fr[n++] = (struct frame){ "[lost kernel stack]", FRAME_MARK };
-	} else if (nk > 0) {
-		k = symbolize_kernel(sym, kips, nk, names);
-		for (int i = 0; i < k; i++)
-			fr[n++] = (struct frame){ names[i], FRAME_KERNEL };
-	}
+	else if (nk > 0)
+		n += symbolize_kernel(sym, kips, nk, fr + n);
 	return n;
 }
 
@@ -307,8 +300,9 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 		      (unsigned long long)us->frames, (unsigned long long)us->fp_frames,
 		      (unsigned long long)us->truncated, (unsigned long long)us->tables,
 		      (unsigned long long)us->no_table);
+	stacks_sort(sp->stacks);
 	session_count(s, events, taken, 0);
-	session_count(s, "stacks", stacks_count(sp->stacks), 0);
+	session_count(s, "stacks", stacks_count_named(sp->stacks), 0);
 	snprintf(label, sizeof(label), "lost %s", events);
 	session_count(s, label, lost, SESSION_LOSS);
 	session_count(s, "lost stacks", lost_stacks, SESSION_LOSS);

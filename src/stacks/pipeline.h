@@ -93,9 +93,9 @@ const struct stackagg *stackpipe_unwound(const struct stackpipe *sp);
 int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint32_t gen,
 		     const struct unwind_regs *regs, const void *stack, size_t size, uint64_t *ips,
 		     int max, bool *truncated);
-/* Names for ips (innermost first), written outermost first; returns n. */
+/* Frames for ips (innermost first), written outermost first; returns n. */
 int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint32_t gen,
-			     const uint64_t *ips, int n, const char **names);
+			     const uint64_t *ips, int n, struct frame *frames);
 
 /* Reads a stack from a BPF `stacks` map by handle into ips (innermost
  * first); returns the depth, 0 for none, -1 for lost. */

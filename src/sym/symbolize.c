@@ -21,7 +21,12 @@ struct uname {
 	struct ukey key;
 	const char *name;
 	int unsym;
+	const struct frame_module *mod;	/* NULL: no mapping */
+	uint64_t offset;
 };
+
+/* Every kernel frame's module. */
+static const struct frame_module kernel_module = { .path = "[kernel.kallsyms]" };
 
 struct symbolizer {
 	struct proctab *pt;
@@ -30,6 +35,7 @@ struct symbolizer {
 	struct symcache *sc;
 	struct strpool *names;
 	struct htab *ucache;	/* of struct uname, owned, by hash_bytes() of the key */
+	struct htab *modules;	/* of struct frame_module, owned, by path and build id */
 	struct elfsyms *vdso;
 	int vdso_tried;
 	struct sym_stats stats;
@@ -48,7 +54,8 @@ struct symbolizer *symbolizer_new(struct proctab *pt, struct symcache *sc,
 	s->sc = sc;
 	s->names = strpool_new();
 	s->ucache = htab_new(2048);
-	if (!s->names || !s->ucache) {
+	s->modules = htab_new(64);
+	if (!s->names || !s->ucache || !s->modules) {
 		symbolizer_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -70,7 +77,53 @@ void symbolizer_free(struct symbolizer *s)
 			free(u);
 	}
 	htab_free(s->ucache);
+	if (s->modules) {
+		size_t pos = 0;
+		struct frame_module *m;
+
+		while ((m = htab_next(s->modules, &pos)))
+			free(m);
+	}
+	htab_free(s->modules);
 	free(s);
+}
+
+static uint64_t module_hash(const char *path, const struct binary_id *id)
+{
+	return hash_bytes(path, strlen(path), 0) ^ hash_bytes(id->build_id, id->build_id_len, 1);
+}
+
+static bool module_eq(const void *entry, const void *key)
+{
+	const struct frame_module *a = entry, *b = key;
+
+	return a->build_id_len == b->build_id_len && !strcmp(a->path, b->path) &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len);
+}
+
+/* The module of a mapping: its path and the build id the kernel saw. */
+static const struct frame_module *module_of(struct symbolizer *s, const struct mapping *m)
+{
+	struct frame_module key = { .path = m->path };
+	struct frame_module *own;
+	uint64_t h;
+
+	key.build_id_len = m->id.build_id_len <= sizeof(key.build_id) ? m->id.build_id_len : 0;
+	memcpy(key.build_id, m->id.build_id, key.build_id_len);
+	h = module_hash(key.path, &m->id);
+	own = htab_find(s->modules, h, &key, module_eq);
+	if (own)
+		return own;
+	own = malloc(sizeof(*own));
+	if (!own)
+		return NULL;
+	*own = key;
+	own->path = strpool_intern(s->names, m->path);
+	if (!own->path || htab_insert(s->modules, h, own)) {
+		free(own);
+		return NULL;
+	}
+	return own;
 }
 
 const struct sym_stats *symbolizer_stats(const struct symbolizer *s)
@@ -96,7 +149,7 @@ static const char *intern_fmt(struct symbolizer *s, const char *fmt, ...)
 	return strpool_intern(s->names, buf);
 }
 
-int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, const char **out)
+int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, struct frame *out)
 {
 	const char *names[n > 0 ? n : 1];
 	int first = 0, m = 0;
@@ -127,7 +180,8 @@ int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, const cha
 			s->stats.unsymbolized++;
 			names[i] = "[unknown]";
 		}
-		out[m++] = names[i];
+		out[m++] = (struct frame){ .name = names[i], .kind = FRAME_KERNEL, .addr = ips[i],
+					   .module = &kernel_module, .offset = ips[i] };
 	}
 	return m;
 }
@@ -154,7 +208,8 @@ static const char *basename_of(const char *path)
 /* One user address; ret_addr: a return address, whose call instruction
  * (the frame's real location) is the byte before. */
 static const char *user_name(struct symbolizer *s, uint32_t pid, uint32_t gen,
-			     uint64_t addr, int ret_addr, int *unsym)
+			     uint64_t addr, int ret_addr, int *unsym,
+			     const struct frame_module **mod, uint64_t *offset)
 {
 	uint64_t look = addr - (ret_addr ? 1 : 0), off, sym_off;
 	const struct mapping *m = proctab_find(s->pt, pid, gen, look);
@@ -166,6 +221,8 @@ static const char *user_name(struct symbolizer *s, uint32_t pid, uint32_t gen,
 	if (!m)
 		return "[unknown]";
 	off = look - m->start + m->pgoff;
+	*mod = module_of(s, m);
+	*offset = off;
 	if (!strcmp(m->path, "[vdso]")) {
 		es = vdso_syms(s);
 	} else {
@@ -210,7 +267,8 @@ static struct uname user_frame(struct symbolizer *s, uint32_t pid, uint32_t gen,
 	if (c)
 		return *c;
 	/* ips[0] is where the thread was; the rest are returns */
-	u.name = user_name(s, pid, gen, ips[i] & ~SYM_IP_SIGNAL, i > 0, &u.unsym);
+	u.name = user_name(s, pid, gen, ips[i] & ~SYM_IP_SIGNAL, i > 0, &u.unsym, &u.mod,
+			   &u.offset);
 	/* a signal trampoline without a symbol (libc has no local
 	 * symbols) is still a known frame */
 	if ((ips[i] & SYM_IP_SIGNAL) && u.unsym) {
@@ -229,14 +287,18 @@ static struct uname user_frame(struct symbolizer *s, uint32_t pid, uint32_t gen,
 }
 
 int symbolize_user(struct symbolizer *s, uint32_t pid, uint32_t gen,
-		   const uint64_t *ips, int n, const char **out)
+		   const uint64_t *ips, int n, struct frame *out)
 {
 	for (int i = 0; i < n; i++) {
 		struct uname u = user_frame(s, pid, gen, ips, i);
 
 		s->stats.frames++;
 		s->stats.unsymbolized += u.unsym;
-		out[n - 1 - i] = u.name;
+		out[n - 1 - i] = (struct frame){
+			.name = u.name, .kind = FRAME_USER,
+			.addr = (ips[i] & ~SYM_IP_SIGNAL) - (i > 0), .module = u.mod,
+			.offset = u.offset,
+		};
 	}
 	return n;
 }

@@ -8,6 +8,7 @@
 #ifndef STACKSCOPE_SYM_SYMBOLIZE_H
 #define STACKSCOPE_SYM_SYMBOLIZE_H
 #include <stdint.h>
+#include "stacks/frame.h"
 #include "sym/ksyms.h"
 #include "sym/proctab.h"
 
@@ -30,13 +31,14 @@ struct symbolizer *symbolizer_new(struct proctab *pt, struct symcache *sc,
 				  const struct ksyms *ks, unsigned int flags);
 void symbolizer_free(struct symbolizer *s);
 
-/* ips innermost first; out gets names outermost first.  Names stay valid
- * until symbolizer_free().  Returns the number written (<= n).  A kernel
- * stack loses its tracer frames (ksym_is_tracer()) and everything inner
- * to the outermost of them. */
-int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, const char **out);
+/* ips innermost first; out gets frames outermost first: name, kind,
+ * address, module and offset (stacks/frame.h).  Names and modules stay
+ * valid until symbolizer_free().  Returns the number written (<= n).  A
+ * kernel stack loses its tracer frames (ksym_is_tracer()) and everything
+ * inner to the outermost of them. */
+int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, struct frame *out);
 int symbolize_user(struct symbolizer *s, uint32_t pid, uint32_t gen,
-		   const uint64_t *ips, int n, const char **out);
+		   const uint64_t *ips, int n, struct frame *out);
 const struct sym_stats *symbolizer_stats(const struct symbolizer *s);
 /* Distinct binaries whose symbols were loaded. */
 size_t symbolizer_binaries(const struct symbolizer *s);

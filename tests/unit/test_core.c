@@ -403,7 +403,7 @@ TEST(kernel_stack_loses_tracer_frames_and_their_callees)
 	struct proctab *pt = proctab_new();
 	struct symcache *sc = symcache_new();
 	struct symbolizer *s;
-	const char *out[8];
+	struct frame out[8];
 	/* innermost first: a sample in rcu_read_lock called by the glue */
 	uint64_t glue[] = { 0xffffffff81000410, 0xffffffff81000310, 0xffffffff81000210,
 			    0xffffffff81000110, 0xffffffff81000010 };
@@ -422,15 +422,19 @@ TEST(kernel_stack_loses_tracer_frames_and_their_callees)
 	s = symbolizer_new(pt, sc, ks, 0);
 	n = symbolize_kernel(s, glue, 5, out);
 	CHECK_INT(n, 2);
-	CHECK_STR(out[0], "schedule");
-	CHECK_STR(out[1], "__schedule");
+	CHECK_STR(out[0].name, "schedule");
+	CHECK_STR(out[1].name, "__schedule");
 	n = symbolize_kernel(s, prog, 4, out);
 	CHECK_INT(n, 1);
-	CHECK_STR(out[0], "do_nanosleep");
+	CHECK_STR(out[0].name, "do_nanosleep");
 	n = symbolize_kernel(s, plain, 2, out);
 	CHECK_INT(n, 2);
-	CHECK_STR(out[0], "schedule");
-	CHECK_STR(out[1], "do_nanosleep");
+	CHECK_STR(out[0].name, "schedule");
+	CHECK_STR(out[1].name, "do_nanosleep");
+	/* a kernel frame keeps its address, in the kernel's module */
+	CHECK(out[1].kind == FRAME_KERNEL);
+	CHECK(out[1].addr == 0xffffffff81000510 && out[1].offset == out[1].addr);
+	CHECK(out[1].module && !strcmp(out[1].module->path, "[kernel.kallsyms]"));
 	CHECK_INT(symbolizer_stats(s)->tracer_dropped, 3 + 3);
 	symbolizer_free(s);
 	symcache_free(sc);
@@ -447,7 +451,7 @@ TEST(user_frames_named_and_cached)
 	struct mapping m = map(0x10000, 0x20000, 0x1000, "/nonexistent/app");
 	uint32_t pid = 0x7ffffff5;
 	uint64_t ips[] = { 0x10010, 0x10020 | SYM_IP_SIGNAL, 0x10010, 0x90000 };
-	const char *out[4], *first[4];
+	struct frame out[4], first[4];
 
 	CHECK(pt && sc && s);
 	if (!pt || !sc || !s)
@@ -457,20 +461,27 @@ TEST(user_frames_named_and_cached)
 	for (int round = 0; round < 2; round++) {
 		CHECK_INT(symbolize_user(s, pid, 1, ips, 4, out), 4);
 		/* outermost first; a return address names the call before it */
-		CHECK_STR(out[0], "[unknown]");
-		CHECK_STR(out[1], "[app+0x100f]");
-		CHECK_STR(out[2], "[signal]");
-		CHECK_STR(out[3], "[app+0x1010]");
+		CHECK_STR(out[0].name, "[unknown]");
+		CHECK_STR(out[1].name, "[app+0x100f]");
+		CHECK_STR(out[2].name, "[signal]");
+		CHECK_STR(out[3].name, "[app+0x1010]");
+		/* each keeps where it was: the address looked up, the file, the offset */
+		CHECK(out[0].addr == 0x90000 - 1 && out[0].module == NULL);
+		CHECK(out[1].addr == 0x1000f && out[1].offset == 0x100f);
+		CHECK(out[3].addr == 0x10010 && out[3].offset == 0x1010);
+		CHECK(out[3].kind == FRAME_USER);
+		CHECK(out[3].module && !strcmp(out[3].module->path, "/nonexistent/app"));
+		CHECK(out[1].module == out[3].module);
 		if (!round)
 			memcpy(first, out, sizeof(out));
 	}
 	for (int i = 0; i < 4; i++)
-		CHECK(out[i] == first[i]);
+		CHECK(out[i].name == first[i].name && out[i].module == first[i].module);
 	CHECK_INT(symbolizer_stats(s)->frames, 8);
 	CHECK_INT(symbolizer_stats(s)->unsymbolized, 6);
 	/* the same address in another process is looked up there */
 	CHECK_INT(symbolize_user(s, pid + 1, 1, ips, 1, out), 1);
-	CHECK_STR(out[0], "[unknown]");
+	CHECK_STR(out[0].name, "[unknown]");
 out:
 	symbolizer_free(s);
 	symcache_free(sc);

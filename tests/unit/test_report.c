@@ -628,3 +628,52 @@ TEST(flamegraph_labels_fit)
 	free(svg);
 	stacks_free(s);
 }
+
+/* Frames keep their address and module: stacks that differ only there
+ * stay apart in the model (a writer by address has them), sort next to
+ * each other, count once by name, and are one folded line. */
+TEST(stacks_keep_locations_and_fold_by_name)
+{
+	struct stacks *s = stacks_new();
+	char *text;
+	struct frame_module lib = { .path = "/usr/lib/libx.so", .build_id = { 0xab, 0xcd },
+				    .build_id_len = 2 };
+	struct frame_module lib2 = lib;	/* equal contents, another object */
+	struct frame a[] = {
+		{ "prog", FRAME_COMM },
+		{ "main", FRAME_USER, 0x1000, &lib, 0x1000 },
+		{ "leaf", FRAME_USER, 0x2000, &lib, 0x2000 },
+	};
+	struct frame b[3], c[] = { { "prog", FRAME_COMM }, { "main", FRAME_USER, 0x1000, &lib, 0x1000 } };
+	const struct stack_entry *e0, *e1;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	memcpy(b, a, sizeof(a));
+	b[2].addr = b[2].offset = 0x2008;	/* the same function, another pc */
+	b[1].module = &lib2;
+	CHECK_INT(stacks_add(s, a, 3, 5), 0);
+	CHECK_INT(stacks_add(s, b, 3, 2), 0);
+	CHECK_INT(stacks_add(s, c, 2, 1), 0);
+	CHECK_INT(stacks_add(s, a, 3, 1), 0);	/* merges with the first */
+	CHECK_INT(stacks_count(s), 3);
+	stacks_sort(s);
+	CHECK_INT(stacks_count_named(s), 2);
+	e0 = stacks_get(s, 1);
+	e1 = stacks_get(s, 2);
+	CHECK(e0 && e1 && stacks_same_names(e0, e1));
+	if (e0 && e1) {
+		CHECK(e0->frames[2].addr == 0x2000 && e1->frames[2].addr == 0x2008);
+		CHECK_INT(e0->value, 6);
+		/* modules are the model's own, one per path and build id */
+		CHECK(e0->frames[1].module != &lib && e0->frames[1].module == e1->frames[1].module);
+		CHECK_STR(e0->frames[1].module->path, "/usr/lib/libx.so");
+		CHECK_INT(e0->frames[1].module->build_id_len, 2);
+		CHECK(e0->frames[1].module->build_id[1] == 0xcd);
+	}
+	text = folded_str(s);
+	CHECK_STR(text, "prog;main 1\nprog;main;leaf 8\n");
+	free(text);
+	stacks_free(s);
+}

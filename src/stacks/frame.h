@@ -1,0 +1,37 @@
+/* A frame of a stack as every part of the pipeline passes it on: the
+ * symbolizer makes it, the stacks model keeps it, every writer reads it.
+ * Beside its name it keeps where it was, so a writer that needs addresses
+ * (pprof: one Location per module and address, a later symbolizer) needs
+ * nothing new from capture. */
+#ifndef STACKSCOPE_STACKS_FRAME_H
+#define STACKSCOPE_STACKS_FRAME_H
+#include <stdint.h>
+
+/* FRAME_MARK: synthetic frames such as "[truncated]", "[lost stack]" or a
+ * "--" separator between a waker's stack and the blocked thread's. */
+enum frame_kind { FRAME_USER, FRAME_KERNEL, FRAME_COMM, FRAME_MARK };
+
+/* The file a frame's code came from, as the kernel mapped it.  Kernel
+ * frames have "[kernel.kallsyms]"; the vDSO "[vdso]". */
+struct frame_module {
+	const char *path;
+	unsigned char build_id[20];
+	unsigned int build_id_len;	/* 0: unknown */
+};
+
+/* One frame.  name is never NULL ("[unknown]" when nothing names it).
+ * addr: the instruction address (user frames: the pc of the innermost
+ * frame, a return address minus one for the others, so it lies inside
+ * the call; kernel frames: as the kernel's stack walk gave it); 0 for
+ * synthetic frames and frames read from folded text.
+ * module NULL: no mapping covers addr.  offset: addr's offset in the
+ * module's file (kernel frames: addr itself). */
+struct frame {
+	const char *name;
+	enum frame_kind kind;
+	uint64_t addr;
+	const struct frame_module *module;
+	uint64_t offset;
+};
+
+#endif

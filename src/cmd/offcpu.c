@@ -177,8 +177,9 @@ static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot
 	return true;
 }
 
-static int setup(struct offcpu_run *r, struct session *s, struct stackpipe *sp)
+static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 {
+	struct offcpu_run *r = ctx;
 	struct offcpu_bpf *skel;
 	int err;
 
@@ -280,8 +281,9 @@ static int add_wait(struct stackpipe *sp, struct offcpu_run *r, const struct off
 	return stackpipe_add(sp, smp);
 }
 
-static int collect(struct offcpu_run *r, struct session *s, struct stackpipe *sp)
+static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 {
+	struct offcpu_run *r = ctx;
 	int counts_fd = bpf_map__fd(r->skel->maps.counts);
 	int pending_fd = bpf_map__fd(r->skel->maps.pending);
 	const struct stackagg *unwound = stackpipe_unwound(sp);
@@ -358,48 +360,23 @@ static int collect(struct offcpu_run *r, struct session *s, struct stackpipe *sp
 int cmd_offcpu(int argc, char **argv)
 {
 	struct offcpu_run *r = calloc(1, sizeof(*r));
-	struct stackpipe_opts po;
-	struct session *s = NULL;
-	struct stackpipe *sp = NULL;
 	char sub[160];
-	int ret, err;
+	int ret;
 
 	if (!r) {
 		msg("out of memory");
 		return 1;
 	}
 	ret = parse_args(r, argc, argv);
-	if (ret)
-		goto out;
-	po = stackcmd_pipe_opts(&r->o);
-	ret = 1;
-	s = session_new(&r->o.s);
-	if (!s || session_launch(s))
-		goto out;
-	sp = stackpipe_new(s, &po);
-	if (!sp)
-		goto out;
-	err = setup(r, s, sp);
-	if (!err) {
-		stackpipe_start(sp);
-		err = session_run(s);
-	}
-	session_detach(s);
-	if (!err)
-		err = session_drain(s);
-	if (!err)
-		err = collect(r, s, sp);
-	if (!err) {
+	if (!ret) {
 		snprintf(sub, sizeof(sub), "blocked time in microseconds, state %s%s",
 			 r->state == OFFCPU_STATE_SLEEP ? "sleep"
 			 : r->state == OFFCPU_STATE_DISK ? "disk" : "any",
 			 r->wakers ? ", with wakers" : "");
-		err = stackcmd_write(s, sp, &r->o, "Off-CPU time", sub, "us", true);
+		ret = stackcmd_run(&r->o, &(struct stackcmd_capture){
+			.setup = setup, .collect = collect, .title = "Off-CPU time",
+			.subtitle = sub, .unit = "us", .cool = true }, r);
 	}
-	ret = session_end(s, err);
-out:
-	stackpipe_free(sp);
-	session_free(s);
 	offcpu_bpf__destroy(r->skel);
 	session_opts_free(&r->o.s);
 	free(r);

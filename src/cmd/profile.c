@@ -108,8 +108,9 @@ static bool snapshots_on(const struct profile_run *r)
 
 /* Load, fill the filter, then fork/exec tracking before sampling, so no
  * generation is missed. */
-static int setup(struct profile_run *r, struct session *s, struct stackpipe *sp)
+static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 {
+	struct profile_run *r = ctx;
 	struct profile_bpf *skel;
 	long max = perf_max_sample_rate();
 	int err;
@@ -175,8 +176,9 @@ static uint64_t recursion_misses(struct profile_run *r)
 }
 
 /* Counts are final: sampling was detached before this runs. */
-static int collect(struct profile_run *r, struct session *s, struct stackpipe *sp)
+static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 {
+	struct profile_run *r = ctx;
 	int counts_fd = bpf_map__fd(r->skel->maps.counts);
 	int stacks_fd = bpf_map__fd(r->skel->maps.stacks);
 	const struct stackagg *unwound = stackpipe_unwound(sp);
@@ -237,41 +239,16 @@ static int collect(struct profile_run *r, struct session *s, struct stackpipe *s
 int cmd_profile(int argc, char **argv)
 {
 	struct profile_run r = {};
-	struct stackpipe_opts po;
-	struct session *s = NULL;
-	struct stackpipe *sp = NULL;
 	char sub[128];
-	int ret, err;
+	int ret;
 
 	ret = parse_args(&r, argc, argv);
-	if (ret)
-		goto out;
-	po = stackcmd_pipe_opts(&r.o);
-	ret = 1;
-	s = session_new(&r.o.s);
-	if (!s || session_launch(s))
-		goto out;
-	sp = stackpipe_new(s, &po);
-	if (!sp)
-		goto out;
-	err = setup(&r, s, sp);
-	if (!err) {
-		stackpipe_start(sp);
-		err = session_run(s);
-	}
-	session_detach(s);
-	if (!err)
-		err = session_drain(s);
-	if (!err)
-		err = collect(&r, s, sp);
-	if (!err) {
+	if (!ret) {
 		snprintf(sub, sizeof(sub), "cpu-clock at %ld Hz", r.hz);
-		err = stackcmd_write(s, sp, &r.o, "CPU profile", sub, "samples", false);
+		ret = stackcmd_run(&r.o, &(struct stackcmd_capture){
+			.setup = setup, .collect = collect, .title = "CPU profile",
+			.subtitle = sub, .unit = "samples" }, &r);
 	}
-	ret = session_end(s, err);
-out:
-	stackpipe_free(sp);
-	session_free(s);
 	profile_bpf__destroy(r.skel);
 	session_opts_free(&r.o.s);
 	return ret < 0 ? 0 : ret;

@@ -94,8 +94,10 @@ static void make_title(const struct stackcmd_opts *o, const char *what, char *bu
 	}
 }
 
-int stackcmd_write(struct session *s, struct stackpipe *sp, const struct stackcmd_opts *o,
-		   const char *title, const char *subtitle, const char *unit, bool cool)
+/* The stacks to the session's output, folded or SVG: title "TITLE: CMD"
+ * (or the pids, or all processes), subtitle "SUBTITLE, N.NN s, DATE". */
+static int stackcmd_write(struct session *s, struct stackpipe *sp, const struct stackcmd_opts *o,
+			  const char *title, const char *subtitle, const char *unit, bool cool)
 {
 	char t[256], sub[256], when[32];
 	struct stackpipe_report r = { .format = o->format, .title = t, .subtitle = sub,
@@ -113,4 +115,35 @@ int stackcmd_write(struct session *s, struct stackpipe *sp, const struct stackcm
 	if (err)
 		msg("%s: write failed: %s", o->s.output ? o->s.output : "stdout", strerror(-err));
 	return err;
+}
+
+int stackcmd_run(struct stackcmd_opts *o, const struct stackcmd_capture *c, void *ctx)
+{
+	struct stackpipe_opts po = stackcmd_pipe_opts(o);
+	struct session *s = session_new(&o->s);
+	struct stackpipe *sp = NULL;
+	int ret = 1, err;
+
+	if (!s || session_launch(s))
+		goto out;
+	sp = stackpipe_new(s, &po);
+	if (!sp)
+		goto out;
+	err = c->setup(ctx, s, sp);
+	if (!err) {
+		stackpipe_start(sp);
+		err = session_run(s);
+	}
+	session_detach(s);
+	if (!err)
+		err = session_drain(s);
+	if (!err)
+		err = c->collect(ctx, s, sp);
+	if (!err)
+		err = stackcmd_write(s, sp, o, c->title, c->subtitle, c->unit, c->cool);
+	ret = session_end(s, err);
+out:
+	stackpipe_free(sp);
+	session_free(s);
+	return ret;
 }

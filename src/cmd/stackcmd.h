@@ -39,10 +39,20 @@ int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv);
 /* The pipeline these options ask for. */
 struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o);
 
-/* Writes the stacks to the session's output as folded or SVG:
- * title "TITLE: CMD" (or the pids, or all processes), subtitle
- * "SUBTITLE, N.NN s, DATE".  0 or -errno (said). */
-int stackcmd_write(struct session *s, struct stackpipe *sp, const struct stackcmd_opts *o,
-		   const char *title, const char *subtitle, const char *unit, bool cool);
+/* A stack command's capture: setup loads, fills the filter, adds its
+ * snapshots to the pipeline and attaches; collect reads the results into
+ * the pipeline (stackpipe_add) and counts them (stackpipe_count). */
+struct stackcmd_capture {
+	int (*setup)(void *ctx, struct session *s, struct stackpipe *sp);
+	int (*collect)(void *ctx, struct session *s, struct stackpipe *sp);
+	const char *title;	/* "CPU profile" */
+	const char *subtitle;	/* "cpu-clock at 99 Hz" */
+	const char *unit;	/* "samples", "us" */
+	bool cool;		/* the off-CPU palette */
+};
+
+/* The whole run: session, pipeline, setup, run, detach, drain, collect,
+ * write; returns the exit status. */
+int stackcmd_run(struct stackcmd_opts *o, const struct stackcmd_capture *c, void *ctx);
 
 #endif

@@ -11,6 +11,7 @@
 #include "trace/attach.h"
 #include "trace/perf.h"
 #include "trace/session.h"
+#include "trace/tracefs.h"
 
 static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
@@ -133,6 +134,34 @@ int attach_uprobe(struct session *s, int prog_fd, const char *path, uint64_t off
 	if (err)
 		msg("%s %s: attach failed: %s", retprobe ? "uretprobe" : "uprobe", what,
 		    strerror(-err));
+	return err;
+}
+
+int attach_tracepoint(struct session *s, int prog_fd, const char *sub, const char *event)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT,
+					.sample_period = 1, .wakeup_events = 1 };
+	struct tracefs *t = tracefs_open();
+	int id, pfd, err;
+
+
+	if (!t)
+		return -errno;
+	id = tracefs_event_id(t, sub, event);
+	tracefs_close(t);
+	if (id < 0) {
+		msg("tracepoint %s:%s: %s", sub, event,
+		    id == -ENOENT ? "no such tracepoint" : strerror(-id));
+		return id;
+	}
+	attr.config = id;
+	/* A program on a tracepoint runs for every task on every CPU, however
+	 * many perf events carry it: one event (on CPU 0, as perf wants one)
+	 * is the attachment, and a second would run the program twice. */
+	pfd = perf_open(&attr, -1, 0);
+	err = pfd < 0 ? pfd : link_perf(s, prog_fd, pfd, 0);
+	if (err)
+		msg("tracepoint %s:%s: attach failed: %s", sub, event, strerror(-err));
 	return err;
 }
 

@@ -24,6 +24,11 @@ int attach_perf_cpus(struct session *s, int prog_fd, uint32_t type, uint64_t con
 int attach_uprobe(struct session *s, int prog_fd, const char *path, uint64_t offset, pid_t pid,
 		  uint64_t cookie, bool retprobe, const char *what);
 
+/* A tracefs tracepoint SUB:EVENT (perf event of PERF_TYPE_TRACEPOINT),
+ * every process, every CPU; prog_fd a BPF_PROG_TYPE_TRACEPOINT program.
+ * tracefs is opened (and mounted privately when it is not) for the id. */
+int attach_tracepoint(struct session *s, int prog_fd, const char *sub, const char *event);
+
 /* A program loaded as tp_btf (BPF_PROG_TYPE_TRACING, attach target set at
  * load) or raw_tracepoint (name given). */
 int attach_tp_btf(struct session *s, int prog_fd, const char *what);

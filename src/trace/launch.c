@@ -159,6 +159,15 @@ int launch_wait(struct launch *l)
 	return 1;
 }
 
+int launch_poll(struct launch *l)
+{
+	if (!l->pid || l->reaped)
+		return 1;
+	if (waitpid(l->pid, &l->status, WNOHANG) == l->pid)
+		l->reaped = 1;
+	return l->reaped;
+}
+
 void launch_abort(struct launch *l)
 {
 	if (!l->pid)

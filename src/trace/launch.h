@@ -28,6 +28,9 @@ int launch_release(struct launch *l);
 /* Waits for the child if not yet reaped; returns its exit status the way a
  * shell does (128+signal when killed). */
 int launch_wait(struct launch *l);
+/* Reaps the child if it has exited, without waiting: 1 reaped (or
+ * never launched), 0 still running. */
+int launch_poll(struct launch *l);
 /* Kills and reaps a child that should not run (setup failed). */
 void launch_abort(struct launch *l);
 

@@ -131,6 +131,15 @@ int loop_signal(const struct loop *lp)
 	return lp->signo;
 }
 
+int loop_take_signal(struct loop *lp)
+{
+	struct signalfd_siginfo si;
+
+	if (read(lp->sfd, &si, sizeof(si)) == sizeof(si))
+		return si.ssi_signo;
+	return 0;
+}
+
 int loop_run(struct loop *lp)
 {
 	double start = now_sec(), next_tick = start + lp->tick;

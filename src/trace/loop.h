@@ -29,5 +29,7 @@ void loop_set_tick(struct loop *lp, double seconds, int (*cb)(void *ctx), void *
 int loop_run(struct loop *lp);
 /* The signal that ended the run (LOOP_SIGNAL), else 0. */
 int loop_signal(const struct loop *lp);
+/* A further ending signal received since, read without waiting; 0 none. */
+int loop_take_signal(struct loop *lp);
 
 #endif

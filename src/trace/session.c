@@ -410,6 +410,34 @@ static void closing_line(const struct session *s, bool wrote)
 	fputc('\n', stderr);
 }
 
+#define GRACE_TERM 1.0	/* seconds after the forwarded signal: SIGTERM */
+#define GRACE_KILL 2.0	/* then SIGKILL */
+
+/* After a signal ended the run, the command had it too.  One that
+ * survives it (it ignores SIGINT, or was started in the background of a
+ * script) gets SIGTERM after a grace period, then SIGKILL, so stackscope
+ * ends within about two seconds; a second signal kills it at once. */
+static void reap_after_signal(struct session *s)
+{
+	double t0 = now_sec();
+	bool termed = false;
+
+	while (!launch_poll(&s->child)) {
+		double t = now_sec() - t0;
+
+		if (loop_take_signal(s->loop) || t >= GRACE_KILL) {
+			msg("'%s' still running %.1f s after the signal: killed", s->o.cmd[0], t);
+			kill(s->child.pid, SIGKILL);
+			break;
+		}
+		if (!termed && t >= GRACE_TERM) {
+			kill(s->child.pid, SIGTERM);
+			termed = true;
+		}
+		usleep(20000);
+	}
+}
+
 int session_end(struct session *s, int err)
 {
 	int status;
@@ -432,7 +460,11 @@ int session_end(struct session *s, int err)
 	if (s->child.gate_fd >= 0) {
 		launch_abort(&s->child);	/* never released: setup failed */
 	} else if (s->child.pid) {
-		int st = launch_wait(&s->child);
+		int st;
+
+		if (loop_signal(s->loop))
+			reap_after_signal(s);
+		st = launch_wait(&s->child);
 
 		if (!err)
 			status = st;

@@ -152,6 +152,25 @@ test_sigint_writes_output() {
 		fail "the samples taken before SIGINT are not in the output: $(head -3 out.folded)"
 }
 
+# A launched command that survives the forwarded SIGINT (it ignores INT and
+# TERM) no longer keeps stackscope waiting: the output is written, the
+# command is killed after a grace period, and its status passed on.
+test_sigint_with_a_command_that_ignores_it() {
+	"$SS" profile -F 499 -o out.folded -- sh -c 'trap "" INT TERM; while :; do :; done' 2>err.txt &
+	pid=$!
+	wait_for "tracing_live $pid"
+	wait_for "grep -q . /proc/$pid/task/*/children 2>/dev/null"
+	kill -INT $pid
+	# without the escalation this waits forever; 30 s is any machine's bound
+	wait_for "! kill -0 $pid 2>/dev/null" 30
+	wait $pid
+	rc=$?
+	[ "$rc" = 137 ] || fail "exit $rc, want 137 (the command's SIGKILL)"
+	grep -q "'sh' still running .* after the signal: killed" err.txt || fail "no message: $(cat err.txt)"
+	grep -q '^stackscope profile: .*wrote out.folded' err.txt || fail "no closing line: $(cat err.txt)"
+	grep -q '^sh;' out.folded || fail "the command's samples are not in the output"
+}
+
 test_svg_output() {
 	timeout 60 "$SS" profile -F 499 -o flame.svg -- "$WL/fp_chain" 1 2>err.txt || fail "profile exited $?"
 	xmllint --noout flame.svg || fail "not well-formed XML"

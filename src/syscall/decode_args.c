@@ -883,21 +883,26 @@ static bool show_sockopt(struct dctx *c, int arg, const struct argkind *k)
 
 /* ---- by type ---------------------------------------------------------- */
 
-bool arg_is_path(const struct sc_argdesc *a)
+enum akind akind_of_string(const struct sc_argdesc *a)
 {
-	static const char *const names[] = {
-		"filename", "pathname", "path", "name", "oldname", "newname", "specialfile",
-		"special", "library", "uname", "u_name", "dev_name", "dir_name", "type", "_type",
-		"_description", "_fs_name", "new_root", "put_old", "to_pathname",
+	static const char *const paths[] = {
+		"filename", "pathname", "path", "oldname", "newname", "specialfile", "special",
+		"library", "dev_name", "dir_name", "new_root", "put_old", "to_pathname",
 		"from_pathname",
+	};
+	static const char *const strs[] = {
+		"name", "uname", "u_name", "type", "_type", "_description", "_fs_name",
 	};
 
 	if (strcmp(a->type, "const char *") && strcmp(a->type, "char *"))
-		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(a->name, names[i]))
-			return true;
-	return false;
+		return A_NONE;
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		if (!strcmp(a->name, paths[i]))
+			return A_PATH;
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
+		if (!strcmp(a->name, strs[i]))
+			return A_STR;
+	return A_NONE;
 }
 
 static bool type_in(const char *t, size_t len, const char *const *list)

@@ -74,6 +74,48 @@ static bool show_str(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* A path: whole, whatever -s says, as strace shows it */
+static bool show_path(struct dctx *c, int arg, const struct argkind *k)
+{
+	size_t len;
+	__u8 fl;
+	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 0, &len, &fl);
+
+	if (!p)
+		return show_addr(c, arg);
+	dbuf_quote(c->b, p, len, (fl & SC_CHUNK_TRUNC) != 0, k->style);
+	return true;
+}
+
+/* envp: its address and how many strings it holds */
+static bool show_envp(struct dctx *c, int arg, const struct argkind *k)
+{
+	__u8 fl;
+	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 4, NULL, &fl);
+	__u32 n;
+
+	show_addr(c, arg);
+	if (p) {
+		memcpy(&n, p, 4);
+		dbuf_printf(c->b, " /* %u%s vars */", n, fl & SC_CHUNK_TRUNC ? "+" : "");
+	}
+	return true;
+}
+
+/* getdents: the buffer's address and how many entries came back */
+static bool show_dirents(struct dctx *c, int arg, const struct argkind *k)
+{
+	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 4, NULL, NULL);
+	__u32 n;
+
+	show_addr(c, arg);
+	if (p) {
+		memcpy(&n, p, 4);
+		dbuf_printf(c->b, " /* %u entries */", n);
+	}
+	return true;
+}
+
 /* argv: ["true", "--x"], elements not copied as their address */
 static bool show_strv(struct dctx *c, int arg, const struct argkind *k)
 {
@@ -736,6 +778,37 @@ static bool show_sockopt_out(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* rt_sigreturn: the signal mask its frame restores */
+static bool show_sigframe(struct dctx *c, int arg, const struct argkind *k)
+{
+	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 8, NULL, NULL);
+
+	if (!p)
+		return false;
+	dbuf_puts(c->b, "{mask=");
+	put_sigset(c->b, get_u64(p));
+	dbuf_putc(c->b, '}');
+	return true;
+}
+
+static bool show_sysinfo(struct dctx *c, int arg, const struct argkind *k)
+{
+	const unsigned char *p;
+
+	STRUCT_OR_ADDR(p, c, arg, k);
+	dbuf_printf(c->b, "{uptime=%lld, loads=[%llu, %llu, %llu], totalram=%llu, freeram=%llu, "
+		    "sharedram=%llu, bufferram=%llu, totalswap=%llu, freeswap=%llu, procs=%u, "
+		    "totalhigh=%llu, freehigh=%llu, mem_unit=%u}",
+		    (long long)get_s64(p), (unsigned long long)get_u64(p + 8),
+		    (unsigned long long)get_u64(p + 16), (unsigned long long)get_u64(p + 24),
+		    (unsigned long long)get_u64(p + 32), (unsigned long long)get_u64(p + 40),
+		    (unsigned long long)get_u64(p + 48), (unsigned long long)get_u64(p + 56),
+		    (unsigned long long)get_u64(p + 64), (unsigned long long)get_u64(p + 72),
+		    get_u16(p + 80), (unsigned long long)get_u64(p + 88),
+		    (unsigned long long)get_u64(p + 96), get_u32(p + 104));
+	return true;
+}
+
 /* ---- the kinds ------------------------------------------------------------ */
 
 #define MEM(fn, c, rel, sz, fl) { .show = fn, .cap = c, .len_rel = rel, .size = sz, .flags = fl }
@@ -743,7 +816,12 @@ static bool show_sockopt_out(struct dctx *c, int arg, const struct argkind *k)
 
 const struct argkind mem_kinds[A_NR - A_STR] = {
 	M(A_STR) = MEM(show_str, SC_CAP_STR, 0, 0, K_PTR),
+	M(A_PATH) = MEM(show_path, SC_CAP_PATH, 0, 0, K_PTR),
+	/* getcwd: a path too, cut at ret - 1 (its NUL) */
+	M(A_PATH_OUT) = { .show = show_path, .cap = SC_CAP_BUF_OUT, .len_rel = 1,
+			  .size = SC_PATH_MAX, .flags = K_PTR | K_OUT, .style = Q_NUL },
 	M(A_STRV) = MEM(show_strv, SC_CAP_STRV, 0, 0, K_PTR),
+	M(A_ENVP) = MEM(show_envp, SC_CAP_STRV_COUNT, 0, 0, K_PTR),
 	M(A_BUF_IN) = MEM(show_buf_in, SC_CAP_BUF_IN, 1, 0, K_PTR),
 	M(A_BUF_OUT) = MEM(show_buf_out, SC_CAP_BUF_OUT, 1, 0, K_PTR | K_OUT),
 	M(A_BUF_OUT_HEX) = { .show = show_buf_out, .cap = SC_CAP_BUF_OUT, .len_rel = 1,
@@ -784,6 +862,11 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	/* arrays read whole at a fixed size: the first 8 elements */
 	M(A_EPOLL_EVENTS) = MEM(show_epoll_events, SC_CAP_STRUCT_OUT, 0, 96, K_PTR | K_OUT),
 	M(A_POLLFDS) = MEM(show_pollfds, SC_CAP_STRUCT_OUT, 0, 64, K_PTR | K_OUT),
+	M(A_DIRENTS) = MEM(show_dirents, SC_CAP_DIRENTS, 0, 0, K_PTR | K_OUT),
+	/* the mask in the frame: after pretcode, uc_flags, uc_link, uc_stack
+	 * and uc_mcontext (x86_64), the return address popped */
+	M(A_SIGFRAME) = MEM(show_sigframe, SC_CAP_SIGMASK_SP, 0, 8 + 8 + 24 + 256, 0),
+	M(A_SYSINFO) = MEM(show_sysinfo, SC_CAP_STRUCT_OUT, 0, 112, K_PTR | K_OUT),
 	M(A_SOCKADDR_IN) = MEM(show_sockaddr_in, SC_CAP_BUF_IN, 1, 128, K_PTR),
 	M(A_SOCKADDR_OUT) = MEM(show_sockaddr_out, SC_CAP_STRUCT_OUT, 0, 128, K_PTR | K_OUT),
 	M(A_SOCKLEN_OUT) = MEM(show_socklen_out, SC_CAP_STRUCT_OUT, 0, 4, K_PTR | K_OUT),

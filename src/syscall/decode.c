@@ -530,7 +530,8 @@ void sc_print_call(FILE *f, const struct sc_info *si, const struct sc_record *r,
 			fprintf(f, "%s=", rd.it[i].label);
 		fputs(text_of(&rd.text[i]), f);
 	}
-	fprintf(f, ") = %s", text_of(&rd.ret));
+	fputs(") = ", f);
+	fputs(text_of(&rd.ret), f);
 	rendered_free(&rd);
 }
 

@@ -102,7 +102,7 @@ static const struct xlat xl_ioctl[] = {
 	{ 0x5452, "FIOASYNC" }, { 0x80045430, "TIOCGPTN" }, { 0x40045431, "TIOCSPTLCK" },
 	{ 0x8910, "SIOCGIFNAME" }, { 0x8912, "SIOCGIFCONF" }, { 0x8913, "SIOCGIFFLAGS" },
 	{ 0x8927, "SIOCGIFHWADDR" }, { 0x8933, "SIOCGIFINDEX" }, { 0x80086601, "FS_IOC_GETFLAGS" },
-	{ 0x40086602, "FS_IOC_SETFLAGS" }, { 0x40049409, "FICLONE" },
+	{ 0x40086602, "FS_IOC_SETFLAGS" }, { 0x40049409, "BTRFS_IOC_CLONE or FICLONE" },
 	{ 0x80081272, "BLKGETSIZE64" }, { 0x2400, "PERF_EVENT_IOC_ENABLE" },
 	{ 0x2401, "PERF_EVENT_IOC_DISABLE" }, { 0x2403, "PERF_EVENT_IOC_RESET" }, XEND
 };
@@ -444,6 +444,16 @@ static const struct xlat xl_ipv6opt[] = {
 static bool show_raw(struct dctx *c, int arg, const struct argkind *k)
 {
 	dbuf_printf(c->b, "%#llx", (unsigned long long)dctx_arg(c, arg));
+	return true;
+}
+
+/* ioctl's argument: an fd for FICLONE, else a number or an address */
+static bool show_ioctl_arg(struct dctx *c, int arg, const struct argkind *k)
+{
+	if ((__u32)dctx_arg(c, arg - 1) == 0x40049409)
+		dbuf_printf(c->b, "%d", (int)dctx_arg(c, arg));
+	else
+		show_raw(c, arg, k);
 	return true;
 }
 
@@ -995,6 +1005,7 @@ const struct argkind value_kinds[A_STR] = {
 	[A_FCNTL_CMD] = NAMES(show_enum, xl_fcntl_cmd),
 	[A_FCNTL_ARG] = NUM(show_fcntl_arg),
 	[A_IOCTL_REQ] = NAMES(show_hex_enum, xl_ioctl),
+	[A_IOCTL_ARG] = NUM(show_ioctl_arg),
 	[A_LOCK] = NAMES(show_flags, xl_lock),
 	[A_MFD_FLAGS] = NAMES(show_flags, xl_mfd),
 	[A_EFD_FLAGS] = NAMES(show_flags, xl_efd),

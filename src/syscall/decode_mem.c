@@ -809,6 +809,78 @@ static bool show_sysinfo(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+static const struct xlat xl_fs_magic[] = {
+	{ 0xef53, "EXT2_SUPER_MAGIC" }, { 0x01021994, "TMPFS_MAGIC" }, { 0x9fa0, "PROC_SUPER_MAGIC" },
+	{ 0x62656572, "SYSFS_MAGIC" }, { 0x794c7630, "OVERLAYFS_SUPER_MAGIC" },
+	{ 0x9123683e, "BTRFS_SUPER_MAGIC" }, { 0x58465342, "XFS_SUPER_MAGIC" },
+	{ 0x63677270, "CGROUP2_SUPER_MAGIC" }, { 0x27e0eb, "CGROUP_SUPER_MAGIC" },
+	{ 0x1373, "DEVFS_SUPER_MAGIC" }, { 0x6969, "NFS_SUPER_MAGIC" },
+	{ 0x65735546, "FUSE_SUPER_MAGIC" }, { 0xf97cff8c, "SELINUX_MAGIC" },
+	{ 0x73636673, "SECURITYFS_MAGIC" }, { 0x64626720, "DEBUGFS_MAGIC" },
+	{ 0x74726163, "TRACEFS_MAGIC" }, { 0xcafe4a11, "BPF_FS_MAGIC" },
+	{ 0x858458f6, "RAMFS_MAGIC" }, { 0x1cd1, "DEVPTS_SUPER_MAGIC" },
+	{ 0x4d44, "MSDOS_SUPER_MAGIC" }, { 0x2011bab0, "EXFAT_SUPER_MAGIC" },
+	{ 0x9660, "ISOFS_SUPER_MAGIC" }, { 0x73717368, "SQUASHFS_MAGIC" },
+	{ 0x01021997, "V9FS_MAGIC" }, { 0xff534d42, "CIFS_SUPER_MAGIC" }, XEND
+};
+static const struct xlat xl_st_flags[] = {
+	{ 0x20, "ST_VALID" }, { 0x1, "ST_RDONLY" }, { 0x2, "ST_NOSUID" }, { 0x4, "ST_NODEV" },
+	{ 0x8, "ST_NOEXEC" }, { 0x10, "ST_SYNCHRONOUS" }, { 0x40, "ST_MANDLOCK" },
+	{ 0x80, "ST_WRITE" }, { 0x100, "ST_APPEND" }, { 0x200, "ST_IMMUTABLE" },
+	{ 0x400, "ST_NOATIME" }, { 0x800, "ST_NODIRATIME" }, { 0x1000, "ST_RELATIME" },
+	{ 0x2000000, "ST_NOSYMFOLLOW" }, XEND
+};
+
+/* struct statfs (x86_64, 120 bytes) as strace shows it */
+static bool show_statfs(struct dctx *c, int arg, const struct argkind *k)
+{
+	const unsigned char *p;
+	__u64 type;
+
+	STRUCT_OR_ADDR(p, c, arg, k);
+	type = get_u64(p);
+	dbuf_puts(c->b, "{f_type=");
+	if (xlat_name(xl_fs_magic, type))
+		dbuf_puts(c->b, xlat_name(xl_fs_magic, type));
+	else
+		dbuf_printf(c->b, "%#llx", (unsigned long long)type);
+	dbuf_printf(c->b, ", f_bsize=%llu, f_blocks=%llu, f_bfree=%llu, f_bavail=%llu, "
+		    "f_files=%llu, f_ffree=%llu, f_fsid={val=[%#x, %#x]}, f_namelen=%llu, "
+		    "f_frsize=%llu, f_flags=",
+		    (unsigned long long)get_u64(p + 8), (unsigned long long)get_u64(p + 16),
+		    (unsigned long long)get_u64(p + 24), (unsigned long long)get_u64(p + 32),
+		    (unsigned long long)get_u64(p + 40), (unsigned long long)get_u64(p + 48),
+		    get_u32(p + 56), get_u32(p + 60), (unsigned long long)get_u64(p + 64),
+		    (unsigned long long)get_u64(p + 72));
+	xlat_flags(c->b, xl_st_flags, get_u64(p + 80));
+	dbuf_putc(c->b, '}');
+	return true;
+}
+
+/* getgroups: ret group ids came back; a size of 0 asks only how many */
+static bool show_groups(struct dctx *c, int arg, const struct argkind *k)
+{
+	size_t len, n = c->r->ret;
+	const unsigned char *p;
+
+	if (!dctx_arg(c, arg))
+		return show_addr(c, arg);
+	if (!dctx_arg(c, arg - 1)) {
+		dbuf_puts(c->b, "[]");
+		return true;
+	}
+	p = dctx_data(c, arg, k->cap, 0, 0, &len, NULL);
+	if (!p)
+		return show_addr(c, arg);
+	dbuf_putc(c->b, '[');
+	for (size_t i = 0; i < n && (i + 1) * 4 <= len; i++)
+		dbuf_printf(c->b, i ? ", %u" : "%u", get_u32(p + 4 * i));
+	if (n > len / 4)
+		dbuf_puts(c->b, ", ...");
+	dbuf_putc(c->b, ']');
+	return true;
+}
+
 /* ---- the kinds ------------------------------------------------------------ */
 
 #define MEM(fn, c, rel, sz, fl) { .show = fn, .cap = c, .len_rel = rel, .size = sz, .flags = fl }
@@ -867,6 +939,10 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	 * and uc_mcontext (x86_64), the return address popped */
 	M(A_SIGFRAME) = MEM(show_sigframe, SC_CAP_SIGMASK_SP, 0, 8 + 8 + 24 + 256, 0),
 	M(A_SYSINFO) = MEM(show_sysinfo, SC_CAP_STRUCT_OUT, 0, 112, K_PTR | K_OUT),
+	M(A_STATFS) = MEM(show_statfs, SC_CAP_STRUCT_OUT, 0, 120, K_PTR | K_OUT),
+	/* ret (a count) of 4-byte ids: the bytes are ret * 4, read as the
+	 * size given, up to 64 groups */
+	M(A_GROUPS_OUT) = MEM(show_groups, SC_CAP_STRUCT_OUT, 0, 256, K_OUT),
 	M(A_SOCKADDR_IN) = MEM(show_sockaddr_in, SC_CAP_BUF_IN, 1, 128, K_PTR),
 	M(A_SOCKADDR_OUT) = MEM(show_sockaddr_out, SC_CAP_STRUCT_OUT, 0, 128, K_PTR | K_OUT),
 	M(A_SOCKLEN_OUT) = MEM(show_socklen_out, SC_CAP_STRUCT_OUT, 0, 4, K_PTR | K_OUT),

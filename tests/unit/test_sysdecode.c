@@ -675,6 +675,26 @@ TEST(sysdecode_counts_and_frames)
 		  "sysinfo({uptime=3397, loads=[69952, 82720, 121344], totalram=25276026880, "
 		  "freeram=24662409216, sharedram=9166848, bufferram=3375104, totalswap=0, "
 		  "freeswap=0, procs=92, totalhigh=0, freehigh=0, mem_unit=1}) = 0");
+	/* getgroups(0, ...) only counts; ioctl FICLONE's argument is an fd */
+	CALL(0, 0, 0x7ffd0000);
+	CHECK_STR(text("getgroups"), "getgroups(0, []) = 0");
+	CALL(0, 0, 0);
+	CHECK_STR(text("getgroups"), "getgroups(0, NULL) = 0");
+	CALL(-95, 4, 0x40049409, 3);
+	CHECK_STR(text("ioctl"), "ioctl(4, BTRFS_IOC_CLONE or FICLONE, 3) = -1 EOPNOTSUPP "
+		  "(Operation not supported)");
+	{
+		unsigned long long sf[15] = { 0xef53, 4096, 66053021, 61840178, 20871454, 16777216,
+			16363410, 0x0000123400005678ULL, 255, 4096, 0x1020 };
+
+		CALL(0, 4, 0x7ffd0000);
+		chunk(1, SC_CAP_STRUCT_OUT, 0, 0, sf, 120);
+		CHECK_STR(text("fstatfs"),
+			  "fstatfs(4, {f_type=EXT2_SUPER_MAGIC, f_bsize=4096, f_blocks=66053021, "
+			  "f_bfree=61840178, f_bavail=20871454, f_files=16777216, f_ffree=16363410, "
+			  "f_fsid={val=[0x5678, 0x1234]}, f_namelen=255, f_frsize=4096, "
+			  "f_flags=ST_VALID|ST_RELATIME}) = 0");
+	}
 	/* a path is whole whatever -s says */
 	memset(longpath, 'a', sizeof(longpath) - 1);
 	longpath[0] = '/';

@@ -32,6 +32,10 @@ const volatile __u64 start_ns = 0;	/* tasks started later are new, not resumed *
 struct inflight {
 	struct sc_record rec;
 	__u8 data[SC_DATA_MAX + SC_STR_MAX + 64];
+	/* not queued: */
+	__u32 refetch;		/* arguments whose input faulted at entry: read at exit */
+	__u32 pad;
+	__u64 sp;		/* the user stack pointer at entry */
 };
 
 struct {
@@ -133,26 +137,28 @@ static __always_inline __u64 min_u64(__u64 a, __u64 b)
 }
 
 #define TAG(arg, cap, idx, flags) ((arg) | (cap) << 8 | (idx) << 16 | (flags) << 24)
-#define TAG_STR 0x80	/* in the flags byte: a string, stops at its NUL */
+#define TAG_STR 0x80	/* in the flags byte: a string, stops at its NUL, cut at -s */
+#define TAG_PATH 0x40	/* ... a string, stops at its NUL, never cut at -s */
 
 /* Appends a chunk header (arg, cap, idx and flags packed in tag) + `len`
  * bytes copied from user memory at src.  Strings are read with room for
  * one byte more than -s, so a longer one is known to be cut.  Returns
- * false when the record is full.  A global function, like those below:
- * the verifier checks it once, not once per call site. */
+ * the chunk's flags (SC_CHUNK_FAULT: it could not be read), or -1 when
+ * the record is full.  A global function, like those below: the verifier
+ * checks it once, not once per call site. */
 __noinline int put_chunk(struct inflight *f, __u32 tag, __u64 src, __u64 len)
 {
-	__u32 off, flags = (tag >> 24) & ~TAG_STR;
-	bool str = tag & (TAG_STR << 24);
+	__u32 off, flags = (tag >> 24) & ~(TAG_STR | TAG_PATH);
+	bool str = tag & (TAG_STR << 24), path = tag & (TAG_PATH << 24);
 	struct sc_chunk *c;
 	long n = 0;
 
 	if (!f)
-		return false;
+		return -1;
 	off = f->rec.data_len;
 	if (off > SC_DATA_MAX - sizeof(*c) - 8) {
 		f->rec.flags |= SC_F_DATA_FULL;
-		return false;
+		return -1;
 	}
 	if (len > SC_DATA_MAX - sizeof(*c) - off) {
 		len = SC_DATA_MAX - sizeof(*c) - off;
@@ -168,12 +174,17 @@ __noinline int put_chunk(struct inflight *f, __u32 tag, __u64 src, __u64 len)
 	if (len > SC_STR_MAX + 2)
 		len = SC_STR_MAX + 2;
 	if (len) {
-		if (str) {
+		if (str || path) {
 			/* n counts the NUL */
 			n = bpf_probe_read_user_str(&f->data[off + sizeof(*c)], len, (void *)src);
-			if (n > 0 && --n > strsize) {
+			if (n > 0 && str && --n > strsize) {
 				n = strsize;
 				flags |= SC_CHUNK_TRUNC;
+			} else if (n > 0 && path) {
+				/* filled to the end: the path may go on (longer ones
+				 * fail with ENAMETOOLONG) */
+				if (n-- == len)
+					flags |= SC_CHUNK_TRUNC;
 			}
 		} else {
 			n = bpf_probe_read_user(&f->data[off + sizeof(*c)], len, (void *)src) ? -1
@@ -187,7 +198,102 @@ __noinline int put_chunk(struct inflight *f, __u32 tag, __u64 src, __u64 len)
 	c->len = n;
 	c->flags = flags;
 	f->rec.data_len = off + SC_CHUNK_SIZE(n);
-	return true;
+	return flags;
+}
+
+/* An input chunk: at entry one that could not be read is left out and
+ * read again at exit (refetch), when the call will have faulted its page
+ * in if it used it. */
+__noinline int put_input(struct inflight *f, __u32 tag, __u64 src, __u64 len)
+{
+	__u32 off, arg = tag & 7;
+	int fl;
+
+	if (!f)
+		return 0;
+	off = f->rec.data_len;
+	fl = put_chunk(f, tag, src, len);
+	if (fl < 0 || !(fl & SC_CHUNK_FAULT) || f->rec.exit_ns)
+		return 0;
+	f->rec.data_len = off;
+	f->refetch |= 1 << arg;
+	return 0;
+}
+
+/* A chunk of one __u32 computed here (a count). */
+static __always_inline void put_u32(struct inflight *f, __u32 tag, __u32 v)
+{
+	__u32 off = f->rec.data_len;
+	struct sc_chunk *c;
+
+	if (off > SC_DATA_MAX - sizeof(*c) - 8) {
+		f->rec.flags |= SC_F_DATA_FULL;
+		return;
+	}
+	off &= SC_DATA_MAX - 1;
+	c = (struct sc_chunk *)&f->data[off];
+	c->arg = tag & 0xff;
+	c->cap = (tag >> 8) & 0xff;
+	c->idx = (tag >> 16) & 0xff;
+	c->flags = (tag >> 24) & 0xff;
+	c->len = 4;
+	c->pad = 0;
+	*(__u32 *)&f->data[off + sizeof(*c)] = v;
+	f->rec.data_len = off + SC_CHUNK_SIZE(4);
+}
+
+struct count_ctx {
+	__u64 base;
+	__u64 end;		/* getdents: bytes filled; envp: 0 */
+	__u64 off;
+	__u32 n;
+	bool ended;
+};
+
+/* envp: one pointer per step until the NULL */
+static long count_ptr(__u64 i, struct count_ctx *x)
+{
+	__u64 p;
+
+	if (bpf_probe_read_user(&p, 8, (void *)(x->base + 8 * i)) || !p) {
+		x->ended = true;
+		return 1;
+	}
+	x->n++;
+	return 0;
+}
+
+/* getdents: one entry per step, by its d_reclen (at 16 in both layouts) */
+static long count_dirent(__u64 i, struct count_ctx *x)
+{
+	__u16 reclen;
+
+	if (x->off >= x->end) {
+		x->ended = true;
+		return 1;
+	}
+	if (bpf_probe_read_user(&reclen, 2, (void *)(x->base + x->off + 16)) || !reclen) {
+		x->ended = true;
+		return 1;
+	}
+	x->off += reclen;
+	x->n++;
+	return 0;
+}
+
+__noinline int put_count(struct inflight *f, __u32 argcap, __u64 base, __u64 end)
+{
+	struct count_ctx x = { .base = base, .end = end };
+	__u32 cap = argcap >> 8;
+
+	if (!f)
+		return 0;
+	if (cap == SC_CAP_DIRENTS)
+		bpf_loop(SC_COUNT_MAX, count_dirent, &x, 0);
+	else
+		bpf_loop(SC_COUNT_MAX, count_ptr, &x, 0);
+	put_u32(f, TAG(argcap & 0xff, cap, 0, x.ended ? 0 : SC_CHUNK_TRUNC), x.n);
+	return 0;
 }
 
 /* argv-like: the pointer array, then each string while there is room. */
@@ -215,12 +321,12 @@ __noinline int put_strv(struct inflight *f, __u32 arg, __u64 uptr)
 			break;
 		}
 	}
-	if (!put_chunk(f, TAG(arg, SC_CAP_STRV, 0, flags), uptr, 8 * n))
+	if (put_chunk(f, TAG(arg, SC_CAP_STRV, 0, flags), uptr, 8 * n) < 0)
 		return 0;
 	for (int i = 0; i < SC_STRV_MAX; i++) {
 		if (i >= n || !ptrs[i])
 			break;
-		if (!put_chunk(f, TAG(arg, SC_CAP_STR, i, TAG_STR), ptrs[i], strsize + 2))
+		if (put_chunk(f, TAG(arg, SC_CAP_STR, i, TAG_STR), ptrs[i], strsize + 2) < 0)
 			break;
 	}
 	return 0;
@@ -243,7 +349,7 @@ __noinline int put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count
 		put_chunk(f, TAG(arg, cap, 0, SC_CHUNK_FAULT), uptr, 0);
 		return 0;
 	}
-	if (!put_chunk(f, TAG(arg, cap, 0, count > n ? SC_CHUNK_TRUNC : 0), uptr, sz))
+	if (put_chunk(f, TAG(arg, cap, 0, count > n ? SC_CHUNK_TRUNC : 0), uptr, sz) < 0)
 		return 0;
 	for (int i = 0; i < SC_IOV_MAX; i++) {
 		__u64 len;
@@ -252,16 +358,16 @@ __noinline int put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count
 			break;
 		len = min_u64(iov[i].len, total);
 		total -= len;
-		if (!put_chunk(f, TAG(arg, data_cap, i, len < iov[i].len ? SC_CHUNK_TRUNC : 0),
-			       iov[i].base, len))
+		if (put_chunk(f, TAG(arg, data_cap, i, len < iov[i].len ? SC_CHUNK_TRUNC : 0),
+			      iov[i].base, len) < 0)
 			break;
 	}
 	return 0;
 }
 
-/* Captures what the spec says for this moment: entry or exit.  These
- * are global functions: the verifier checks each once, not once per
- * call site. */
+/* Captures what the spec says for this moment: entry or exit.  At exit,
+ * also the inputs that could not be read at entry.  These are global
+ * functions: the verifier checks each once, not once per call site. */
 __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_exit, long ret)
 {
 	if (!f || !spec)
@@ -270,20 +376,31 @@ __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_e
 		const struct sc_arg_spec *as = &spec->args[i];
 		__u64 ptr = f->rec.args[i], len, cap_len;
 		__u32 la = as->len_arg;
+		/* an input: read at entry, or at exit when it faulted then */
+		bool in_now = at_exit ? f->refetch & (1 << i) : true;
 
+		if (as->cap == SC_CAP_SIGMASK_SP) {
+			if (!at_exit)
+				put_chunk(f, TAG(i, SC_CAP_SIGMASK_SP, 0, 0), f->sp + as->size, 8);
+			continue;
+		}
 		if (as->cap == SC_CAP_NONE || !ptr)
 			continue;
 		cap_len = as->size ? as->size : strsize;
 		switch (as->cap) {
 		case SC_CAP_STR:
-			if (!at_exit)
-				put_chunk(f, TAG(i, SC_CAP_STR, 0, TAG_STR), ptr, strsize + 2);
+			if (in_now)
+				put_input(f, TAG(i, SC_CAP_STR, 0, TAG_STR), ptr, strsize + 2);
+			break;
+		case SC_CAP_PATH:
+			if (in_now)
+				put_input(f, TAG(i, SC_CAP_PATH, 0, TAG_PATH), ptr, SC_PATH_MAX);
 			break;
 		case SC_CAP_BUF_IN:
-			if (at_exit || la >= SC_ARGS)
+			if (!in_now || la >= SC_ARGS)
 				break;
 			len = f->rec.args[la & 7];
-			put_chunk(f, TAG(i, SC_CAP_BUF_IN, 0, len > cap_len ? SC_CHUNK_TRUNC : 0),
+			put_input(f, TAG(i, SC_CAP_BUF_IN, 0, len > cap_len ? SC_CHUNK_TRUNC : 0),
 				  ptr, min_u64(len, cap_len));
 			break;
 		case SC_CAP_BUF_OUT:
@@ -296,8 +413,8 @@ __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_e
 				  ptr, min_u64(len, cap_len));
 			break;
 		case SC_CAP_STRUCT_IN:
-			if (!at_exit)
-				put_chunk(f, TAG(i, SC_CAP_STRUCT_IN, 0, 0), ptr, as->size);
+			if (in_now)
+				put_input(f, TAG(i, SC_CAP_STRUCT_IN, 0, 0), ptr, as->size);
 			break;
 		case SC_CAP_STRUCT_OUT:
 			if (at_exit && ret >= 0)
@@ -306,6 +423,14 @@ __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_e
 		case SC_CAP_STRV:
 			if (!at_exit)
 				put_strv(f, i, ptr);
+			break;
+		case SC_CAP_STRV_COUNT:
+			if (!at_exit)
+				put_count(f, i | SC_CAP_STRV_COUNT << 8, ptr, 0);
+			break;
+		case SC_CAP_DIRENTS:
+			if (at_exit && ret >= 0)
+				put_count(f, i | SC_CAP_DIRENTS << 8, ptr, ret);
 			break;
 		case SC_CAP_IOV_IN:
 			if (!at_exit && la < SC_ARGS)
@@ -415,8 +540,10 @@ static __always_inline struct inflight *open_record(struct pt_regs *regs, __u32 
 	f->rec.tid = (__u32)pid_tgid;
 	f->rec.cpu = bpf_get_smp_processor_id();
 	f->rec.data_len = 0;
+	f->refetch = 0;
 	if (count_only)
 		return f;
+	f->sp = BPF_CORE_READ(regs, sp);
 	/* x86_64: the fourth argument travels in r10, not rcx */
 	f->rec.args[0] = BPF_CORE_READ(regs, di);
 	f->rec.args[1] = BPF_CORE_READ(regs, si);
@@ -511,6 +638,9 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	}
 	nr = f->rec.nr;
+	/* after an exec the old image's memory is gone */
+	if ((nr == nr_execve || nr == nr_execveat) && ret == 0)
+		f->refetch = 0;
 	spec = bpf_map_lookup_elem(&specs, &nr);
 	if (spec)
 		capture(f, spec, true, ret);

@@ -13,6 +13,8 @@
 #define SC_ARGS 6
 #define SC_NR_MAX 1024		/* syscall numbers below this are traced */
 #define SC_STR_MAX 4096		/* ceiling of -s: bytes of one captured argument */
+#define SC_PATH_MAX 4096	/* a path, its NUL included (PATH_MAX) */
+#define SC_COUNT_MAX 65536	/* elements counted (envp, directory entries) */
 #define SC_DATA_MAX 8192	/* captured bytes of one record, chunk headers included */
 #define SC_STRV_MAX 16		/* argv/envp elements copied (execve) */
 #define SC_IOV_MAX 8		/* iovec elements whose bytes are copied */
@@ -51,6 +53,21 @@ enum sc_cap {
 	 * together stop at strsize (and at ret for readv). */
 	SC_CAP_IOV_IN,
 	SC_CAP_IOV_OUT,
+	/* At entry, a NUL-terminated path, whole: up to SC_PATH_MAX bytes
+	 * whatever -s says (strace never cuts a path).  TRUNC when no NUL
+	 * was found within them. */
+	SC_CAP_PATH,
+	/* At entry, the number of pointers before the NULL of a pointer array
+	 * (execve's envp): one chunk of a __u32, TRUNC when SC_COUNT_MAX were
+	 * counted without meeting the NULL. */
+	SC_CAP_STRV_COUNT,
+	/* At exit when ret >= 0, the number of directory entries in the ret
+	 * bytes filled (getdents, getdents64): one chunk of a __u32. */
+	SC_CAP_DIRENTS,
+	/* At entry, the 8 bytes at the user stack pointer + `size`: the
+	 * signal mask rt_sigreturn restores, in the frame it is called on.
+	 * The argument's register is not used. */
+	SC_CAP_SIGMASK_SP,
 	SC_CAP_NR,
 };
 
@@ -73,7 +90,10 @@ struct sc_spec {
 	struct sc_arg_spec args[SC_ARGS];
 };
 
-/* Chunks follow the record header, each 8-byte aligned. */
+/* Chunks follow the record header, each 8-byte aligned.  An input read
+ * at entry from memory not yet faulted in is read again at exit (the call
+ * has faulted it in by then when it used it), so its chunk may come after
+ * output chunks. */
 #define SC_CHUNK_TRUNC 0x1	/* the memory went on beyond what was copied */
 #define SC_CHUNK_FAULT 0x2	/* it could not be read: len == 0 */
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -48,7 +49,8 @@ static const char usage_text[] =
 "  -c                 no lines: a table of calls, errors and time per syscall\n"
 "  -d SECONDS         stop after this long (else at Ctrl-C, or when CMD exits)\n"
 "  --format FMT       text (default) or json (one object per line)\n"
-"  --buffer-size N    ring buffer bytes (default 8M; K/M suffixes)\n"
+"  --buffer-size N    ring buffer bytes (default 8M per CPU, 16M to 128M; K/M\n"
+"                     suffixes)\n"
 "  -o FILE            write there instead of stdout\n"
 "  -v                 say more\n"
 "  -- CMD ARGS...     run CMD, gated until tracing is live; ends with it\n";
@@ -80,6 +82,11 @@ struct sc_run {
 	uint64_t lost_seen;	/* the running loss total last reported */
 	uint64_t records;
 };
+
+static long clamp_long(long v, long lo, long hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
 
 static int parse_size(const char *arg, long *out)
 {
@@ -115,7 +122,7 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 	r->o.name = "syscalls";
 	r->strsize = 32;
 	r->format = REPORT_TEXT;
-	r->buffer_size = 8L << 20;
+	r->buffer_size = 0;	/* by the CPU count, in setup() */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:fe:s:kcd:o:vh", longopts, NULL)) != -1) {
 		int ret = session_parse_opt(&r->o, c, optarg);
@@ -344,7 +351,12 @@ static int setup(struct sc_run *r, struct session *s)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		skel->rodata->start_ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
 	}
-	/* a power of two of pages; wake the reader at a quarter full */
+	/* By default 8 MiB per CPU: every CPU can fill the ring at once, and
+	 * a burst must fit while the one reader decodes (it keeps up with a
+	 * thread or two, not with all CPUs storming).  A power of two of
+	 * pages; wake the reader at a quarter full. */
+	if (!r->buffer_size)
+		r->buffer_size = clamp_long((ncpu > 0 ? ncpu : 1) * (8L << 20), 16L << 20, 128L << 20);
 	{
 		long sz = 4096;
 
@@ -467,6 +479,17 @@ static int finish(struct sc_run *r, struct session *s)
 		err = session_drain(s);
 		bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.lost_total), &zero, &total);
 		report_lost(r, total);
+		{
+			struct rusage ru;
+
+			/* what the reader costs per record, for -v */
+			getrusage(RUSAGE_SELF, &ru);
+			debug("reader: %.3f s CPU (user %.3f) for %llu records",
+			      ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+				      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+			      ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+			      (unsigned long long)r->records);
+		}
 		session_count(s, "records", r->records, 0);
 		session_count(s, "lost records", percpu_sum(stats, SCSTAT_LOST), SESSION_LOSS);
 	} else {

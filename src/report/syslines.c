@@ -23,15 +23,53 @@ static bool is_json(const struct syslines *w)
 	return w->format == REPORT_JSON;
 }
 
-static void print_time(struct syslines *w, uint64_t mono_ns)
+/* Digits of v, at least `width` of them (zeros before), at p; returns
+ * the end.  The line prefix is formatted by hand: at a storm of calls,
+ * printf's parsing of the format was most of the reader's time. */
+static char *put_num(char *p, uint64_t v, int width)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (n < width)
+		tmp[n++] = '0';
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* "12:00:01.234567" at p; returns the end */
+static char *put_time(struct syslines *w, char *p, uint64_t mono_ns)
 {
 	int64_t ns = (int64_t)mono_ns + w->wall_offset;
-	time_t secs = ns / 1000000000;
-	struct tm tm;
+	int64_t secs = ns / 1000000000;
+	size_t n;
 
-	localtime_r(&secs, &tm);
-	fprintf(w->f, "%02d:%02d:%02d.%06ld", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		(long)(ns % 1000000000) / 1000);
+	if (secs != w->hms_secs || !w->hms[0]) {
+		time_t t = secs;
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		snprintf(w->hms, sizeof(w->hms), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min,
+			 tm.tm_sec);
+		w->hms_secs = secs;
+	}
+	n = strlen(w->hms);
+	memcpy(p, w->hms, n);
+	p += n;
+	*p++ = '.';
+	return put_num(p, (ns % 1000000000) / 1000, 6);
+}
+
+static void print_time(struct syslines *w, uint64_t mono_ns)
+{
+	char buf[32];
+
+	fwrite(buf, 1, put_time(w, buf, mono_ns) - buf, w->f);
 }
 
 /* "time":"12:00:01.234567","ts_ns":N, */
@@ -110,13 +148,35 @@ void syslines_call(struct syslines *w, const struct sc_info *si, const struct sc
 		fputs("}\n", f);
 		return;
 	}
-	print_time(w, when);
-	if (done)
-		fprintf(f, " (+%.6fs) ", (rec->exit_ns - rec->enter_ns) / 1e9);
-	else
-		fputs(" (+?) ", f);
-	print_comm(w, rec->comm);
-	fprintf(f, "[%u/%u] cpu%u ", rec->pid, rec->tid, rec->cpu);
+	{
+		char buf[128], *p = put_time(w, buf, when);
+		size_t n = strnlen(rec->comm, SC_COMM_LEN);
+
+		if (done) {
+			/* " (+%.6fs) ", rounded to the microsecond */
+			uint64_t us = (rec->exit_ns - rec->enter_ns + 500) / 1000;
+
+			memcpy(p, " (+", 3);
+			p = put_num(p + 3, us / 1000000, 1);
+			*p++ = '.';
+			p = put_num(p, us % 1000000, 6);
+			memcpy(p, "s) ", 3);
+			p += 3;
+		} else {
+			memcpy(p, " (+?) ", 6);
+			p += 6;
+		}
+		memcpy(p, rec->comm, n);
+		p += n;
+		*p++ = '[';
+		p = put_num(p, rec->pid, 1);
+		*p++ = '/';
+		p = put_num(p, rec->tid, 1);
+		memcpy(p, "] cpu", 5);
+		p = put_num(p + 5, rec->cpu, 1);
+		*p++ = ' ';
+		fwrite(buf, 1, p - buf, f);
+	}
 	sc_print_call(f, si, rec, size, &w->fmt);
 	if (rec->flags & SC_F_UNFINISHED)
 		fputs(" <unfinished ...>", f);

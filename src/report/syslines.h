@@ -18,6 +18,10 @@ struct syslines {
 	enum report_format format;	/* REPORT_TEXT or REPORT_JSON */
 	struct sc_fmt_opts fmt;
 	int64_t wall_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
+	/* the local "HH:MM:SS" of the second last written: a line's time
+	 * costs localtime_r() once a second, not once a line */
+	int64_t hms_secs;
+	char hms[16];
 };
 
 /* The user stack of a call (-k): names innermost first; n < 0 = lost. */

@@ -329,7 +329,8 @@ static enum akind arg_kind(const struct sc_info *si, const struct sc_decoder *d,
 		return k;
 	if (si->nargs < 0 || arg >= si->nargs)
 		return A_RAW;
-	return arg_is_path(&si->args[arg]) ? A_STR : akind_of_type(&si->args[arg]);
+	k = akind_of_string(&si->args[arg]);
+	return k != A_NONE ? k : akind_of_type(&si->args[arg]);
 }
 
 static int call_items(const struct dctx *c, struct ditem *it)
@@ -529,7 +530,8 @@ void sc_print_call(FILE *f, const struct sc_info *si, const struct sc_record *r,
 			fprintf(f, "%s=", rd.it[i].label);
 		fputs(text_of(&rd.text[i]), f);
 	}
-	fprintf(f, ") = %s", text_of(&rd.ret));
+	fputs(") = ", f);
+	fputs(text_of(&rd.ret), f);
 	rendered_free(&rd);
 }
 

@@ -102,7 +102,7 @@ static const struct xlat xl_ioctl[] = {
 	{ 0x5452, "FIOASYNC" }, { 0x80045430, "TIOCGPTN" }, { 0x40045431, "TIOCSPTLCK" },
 	{ 0x8910, "SIOCGIFNAME" }, { 0x8912, "SIOCGIFCONF" }, { 0x8913, "SIOCGIFFLAGS" },
 	{ 0x8927, "SIOCGIFHWADDR" }, { 0x8933, "SIOCGIFINDEX" }, { 0x80086601, "FS_IOC_GETFLAGS" },
-	{ 0x40086602, "FS_IOC_SETFLAGS" }, { 0x40049409, "FICLONE" },
+	{ 0x40086602, "FS_IOC_SETFLAGS" }, { 0x40049409, "BTRFS_IOC_CLONE or FICLONE" },
 	{ 0x80081272, "BLKGETSIZE64" }, { 0x2400, "PERF_EVENT_IOC_ENABLE" },
 	{ 0x2401, "PERF_EVENT_IOC_DISABLE" }, { 0x2403, "PERF_EVENT_IOC_RESET" }, XEND
 };
@@ -444,6 +444,16 @@ static const struct xlat xl_ipv6opt[] = {
 static bool show_raw(struct dctx *c, int arg, const struct argkind *k)
 {
 	dbuf_printf(c->b, "%#llx", (unsigned long long)dctx_arg(c, arg));
+	return true;
+}
+
+/* ioctl's argument: an fd for FICLONE, else a number or an address */
+static bool show_ioctl_arg(struct dctx *c, int arg, const struct argkind *k)
+{
+	if ((__u32)dctx_arg(c, arg - 1) == 0x40049409)
+		dbuf_printf(c->b, "%d", (int)dctx_arg(c, arg));
+	else
+		show_raw(c, arg, k);
 	return true;
 }
 
@@ -883,21 +893,26 @@ static bool show_sockopt(struct dctx *c, int arg, const struct argkind *k)
 
 /* ---- by type ---------------------------------------------------------- */
 
-bool arg_is_path(const struct sc_argdesc *a)
+enum akind akind_of_string(const struct sc_argdesc *a)
 {
-	static const char *const names[] = {
-		"filename", "pathname", "path", "name", "oldname", "newname", "specialfile",
-		"special", "library", "uname", "u_name", "dev_name", "dir_name", "type", "_type",
-		"_description", "_fs_name", "new_root", "put_old", "to_pathname",
+	static const char *const paths[] = {
+		"filename", "pathname", "path", "oldname", "newname", "specialfile", "special",
+		"library", "dev_name", "dir_name", "new_root", "put_old", "to_pathname",
 		"from_pathname",
+	};
+	static const char *const strs[] = {
+		"name", "uname", "u_name", "type", "_type", "_description", "_fs_name",
 	};
 
 	if (strcmp(a->type, "const char *") && strcmp(a->type, "char *"))
-		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(a->name, names[i]))
-			return true;
-	return false;
+		return A_NONE;
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		if (!strcmp(a->name, paths[i]))
+			return A_PATH;
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
+		if (!strcmp(a->name, strs[i]))
+			return A_STR;
+	return A_NONE;
 }
 
 static bool type_in(const char *t, size_t len, const char *const *list)
@@ -990,6 +1005,7 @@ const struct argkind value_kinds[A_STR] = {
 	[A_FCNTL_CMD] = NAMES(show_enum, xl_fcntl_cmd),
 	[A_FCNTL_ARG] = NUM(show_fcntl_arg),
 	[A_IOCTL_REQ] = NAMES(show_hex_enum, xl_ioctl),
+	[A_IOCTL_ARG] = NUM(show_ioctl_arg),
 	[A_LOCK] = NAMES(show_flags, xl_lock),
 	[A_MFD_FLAGS] = NAMES(show_flags, xl_mfd),
 	[A_EFD_FLAGS] = NAMES(show_flags, xl_efd),

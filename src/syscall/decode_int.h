@@ -81,7 +81,7 @@ enum akind {
 	/* named values and flags */
 	A_OPEN_FLAGS, A_OPEN_MODE, A_AT_FLAGS, A_FACCESS_FLAGS, A_ACCESS_MODE, A_SEEK,
 	A_FD_FLAGS, A_RENAME_FLAGS, A_STATX_FLAGS, A_STATX_MASK, A_FCNTL_CMD, A_FCNTL_ARG,
-	A_IOCTL_REQ, A_LOCK, A_MFD_FLAGS, A_EFD_FLAGS, A_EPOLL_FLAGS, A_EPOLL_CTL,
+	A_IOCTL_REQ, A_IOCTL_ARG, A_LOCK, A_MFD_FLAGS, A_EFD_FLAGS, A_EPOLL_FLAGS, A_EPOLL_CTL,
 	A_IN_FLAGS, A_IN_MASK, A_SPLICE_FLAGS, A_FADV, A_FALLOC, A_CLOSE_RANGE, A_MKNOD_MODE,
 	A_MKNOD_DEV, A_XATTR_FLAGS, A_RWF,
 	A_PROT, A_MAP_FLAGS, A_MADV, A_MREMAP_FLAGS, A_MREMAP_ADDR, A_MSYNC, A_MLOCK_FLAGS,
@@ -94,13 +94,14 @@ enum akind {
 	A_FAMILY, A_SOCK_TYPE, A_SOCK_PROTO, A_SOCK_FLAGS, A_MSG_FLAGS, A_SHUT, A_SOL,
 	A_SOCKOPT,
 	/* user memory */
-	A_STR, A_STRV, A_BUF_IN, A_BUF_OUT, A_BUF_OUT_HEX, A_BUF_OUT_STR, A_IOV_IN, A_IOV_OUT,
+	A_STR, A_PATH, A_PATH_OUT, A_STRV, A_ENVP, A_BUF_IN, A_BUF_OUT, A_BUF_OUT_HEX, A_BUF_OUT_STR, A_IOV_IN, A_IOV_OUT,
 	A_FDS_OUT, A_INT_OUT, A_STAT_OUT, A_STATX_OUT, A_OPEN_HOW, A_UTIMES,
 	A_TIMESPEC_IN, A_TIMESPEC_OUT, A_TIMEVAL_IN, A_TIMEVAL_OUT, A_ITIMERSPEC_IN,
 	A_ITIMERSPEC_OUT, A_ITIMERVAL_IN, A_ITIMERVAL_OUT, A_TIME_OUT,
 	A_SIGSET_IN, A_SIGSET_OUT, A_SIGACTION_IN, A_SIGACTION_OUT, A_STACK_IN, A_STACK_OUT,
 	A_WSTATUS, A_RLIMIT_IN, A_RLIMIT_OUT, A_UTSNAME, A_CPUSET_IN, A_CPUSET_OUT,
-	A_EPOLL_EVENT, A_EPOLL_EVENTS, A_POLLFDS,
+	A_EPOLL_EVENT, A_EPOLL_EVENTS, A_POLLFDS, A_DIRENTS, A_SIGFRAME, A_SYSINFO, A_STATFS,
+	A_GROUPS_OUT,
 	A_SOCKADDR_IN, A_SOCKADDR_OUT, A_SOCKLEN_OUT, A_SOCKOPT_IN, A_SOCKOPT_OUT,
 	A_NR
 };
@@ -132,9 +133,10 @@ static inline const struct argkind *argkind_get(enum akind k)
 	return k < A_STR ? &value_kinds[k] : &mem_kinds[k - A_STR];
 }
 
-/* The string arguments of syscalls without a decoder: `const char *`
- * and `char *` with a name that says so (filename, pathname, ...). */
-bool arg_is_path(const struct sc_argdesc *a);
+/* The string arguments of syscalls without a decoder, `const char *`
+ * and `char *` with a name that says so: A_PATH for paths (filename,
+ * pathname, ...), A_STR for other strings (a type, a name), else A_NONE. */
+enum akind akind_of_string(const struct sc_argdesc *a);
 /* The other kinds for a tracefs type: A_PTR, A_OCT, A_INT, ... */
 enum akind akind_of_type(const struct sc_argdesc *a);
 

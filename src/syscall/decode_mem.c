@@ -74,6 +74,48 @@ static bool show_str(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* A path: whole, whatever -s says, as strace shows it */
+static bool show_path(struct dctx *c, int arg, const struct argkind *k)
+{
+	size_t len;
+	__u8 fl;
+	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 0, &len, &fl);
+
+	if (!p)
+		return show_addr(c, arg);
+	dbuf_quote(c->b, p, len, (fl & SC_CHUNK_TRUNC) != 0, k->style);
+	return true;
+}
+
+/* envp: its address and how many strings it holds */
+static bool show_envp(struct dctx *c, int arg, const struct argkind *k)
+{
+	__u8 fl;
+	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 4, NULL, &fl);
+	__u32 n;
+
+	show_addr(c, arg);
+	if (p) {
+		memcpy(&n, p, 4);
+		dbuf_printf(c->b, " /* %u%s vars */", n, fl & SC_CHUNK_TRUNC ? "+" : "");
+	}
+	return true;
+}
+
+/* getdents: the buffer's address and how many entries came back */
+static bool show_dirents(struct dctx *c, int arg, const struct argkind *k)
+{
+	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 4, NULL, NULL);
+	__u32 n;
+
+	show_addr(c, arg);
+	if (p) {
+		memcpy(&n, p, 4);
+		dbuf_printf(c->b, " /* %u entries */", n);
+	}
+	return true;
+}
+
 /* argv: ["true", "--x"], elements not copied as their address */
 static bool show_strv(struct dctx *c, int arg, const struct argkind *k)
 {
@@ -736,6 +778,109 @@ static bool show_sockopt_out(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* rt_sigreturn: the signal mask its frame restores */
+static bool show_sigframe(struct dctx *c, int arg, const struct argkind *k)
+{
+	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 8, NULL, NULL);
+
+	if (!p)
+		return false;
+	dbuf_puts(c->b, "{mask=");
+	put_sigset(c->b, get_u64(p));
+	dbuf_putc(c->b, '}');
+	return true;
+}
+
+static bool show_sysinfo(struct dctx *c, int arg, const struct argkind *k)
+{
+	const unsigned char *p;
+
+	STRUCT_OR_ADDR(p, c, arg, k);
+	dbuf_printf(c->b, "{uptime=%lld, loads=[%llu, %llu, %llu], totalram=%llu, freeram=%llu, "
+		    "sharedram=%llu, bufferram=%llu, totalswap=%llu, freeswap=%llu, procs=%u, "
+		    "totalhigh=%llu, freehigh=%llu, mem_unit=%u}",
+		    (long long)get_s64(p), (unsigned long long)get_u64(p + 8),
+		    (unsigned long long)get_u64(p + 16), (unsigned long long)get_u64(p + 24),
+		    (unsigned long long)get_u64(p + 32), (unsigned long long)get_u64(p + 40),
+		    (unsigned long long)get_u64(p + 48), (unsigned long long)get_u64(p + 56),
+		    (unsigned long long)get_u64(p + 64), (unsigned long long)get_u64(p + 72),
+		    get_u16(p + 80), (unsigned long long)get_u64(p + 88),
+		    (unsigned long long)get_u64(p + 96), get_u32(p + 104));
+	return true;
+}
+
+static const struct xlat xl_fs_magic[] = {
+	{ 0xef53, "EXT2_SUPER_MAGIC" }, { 0x01021994, "TMPFS_MAGIC" }, { 0x9fa0, "PROC_SUPER_MAGIC" },
+	{ 0x62656572, "SYSFS_MAGIC" }, { 0x794c7630, "OVERLAYFS_SUPER_MAGIC" },
+	{ 0x9123683e, "BTRFS_SUPER_MAGIC" }, { 0x58465342, "XFS_SUPER_MAGIC" },
+	{ 0x63677270, "CGROUP2_SUPER_MAGIC" }, { 0x27e0eb, "CGROUP_SUPER_MAGIC" },
+	{ 0x1373, "DEVFS_SUPER_MAGIC" }, { 0x6969, "NFS_SUPER_MAGIC" },
+	{ 0x65735546, "FUSE_SUPER_MAGIC" }, { 0xf97cff8c, "SELINUX_MAGIC" },
+	{ 0x73636673, "SECURITYFS_MAGIC" }, { 0x64626720, "DEBUGFS_MAGIC" },
+	{ 0x74726163, "TRACEFS_MAGIC" }, { 0xcafe4a11, "BPF_FS_MAGIC" },
+	{ 0x858458f6, "RAMFS_MAGIC" }, { 0x1cd1, "DEVPTS_SUPER_MAGIC" },
+	{ 0x4d44, "MSDOS_SUPER_MAGIC" }, { 0x2011bab0, "EXFAT_SUPER_MAGIC" },
+	{ 0x9660, "ISOFS_SUPER_MAGIC" }, { 0x73717368, "SQUASHFS_MAGIC" },
+	{ 0x01021997, "V9FS_MAGIC" }, { 0xff534d42, "CIFS_SUPER_MAGIC" }, XEND
+};
+static const struct xlat xl_st_flags[] = {
+	{ 0x20, "ST_VALID" }, { 0x1, "ST_RDONLY" }, { 0x2, "ST_NOSUID" }, { 0x4, "ST_NODEV" },
+	{ 0x8, "ST_NOEXEC" }, { 0x10, "ST_SYNCHRONOUS" }, { 0x40, "ST_MANDLOCK" },
+	{ 0x80, "ST_WRITE" }, { 0x100, "ST_APPEND" }, { 0x200, "ST_IMMUTABLE" },
+	{ 0x400, "ST_NOATIME" }, { 0x800, "ST_NODIRATIME" }, { 0x1000, "ST_RELATIME" },
+	{ 0x2000000, "ST_NOSYMFOLLOW" }, XEND
+};
+
+/* struct statfs (x86_64, 120 bytes) as strace shows it */
+static bool show_statfs(struct dctx *c, int arg, const struct argkind *k)
+{
+	const unsigned char *p;
+	__u64 type;
+
+	STRUCT_OR_ADDR(p, c, arg, k);
+	type = get_u64(p);
+	dbuf_puts(c->b, "{f_type=");
+	if (xlat_name(xl_fs_magic, type))
+		dbuf_puts(c->b, xlat_name(xl_fs_magic, type));
+	else
+		dbuf_printf(c->b, "%#llx", (unsigned long long)type);
+	dbuf_printf(c->b, ", f_bsize=%llu, f_blocks=%llu, f_bfree=%llu, f_bavail=%llu, "
+		    "f_files=%llu, f_ffree=%llu, f_fsid={val=[%#x, %#x]}, f_namelen=%llu, "
+		    "f_frsize=%llu, f_flags=",
+		    (unsigned long long)get_u64(p + 8), (unsigned long long)get_u64(p + 16),
+		    (unsigned long long)get_u64(p + 24), (unsigned long long)get_u64(p + 32),
+		    (unsigned long long)get_u64(p + 40), (unsigned long long)get_u64(p + 48),
+		    get_u32(p + 56), get_u32(p + 60), (unsigned long long)get_u64(p + 64),
+		    (unsigned long long)get_u64(p + 72));
+	xlat_flags(c->b, xl_st_flags, get_u64(p + 80));
+	dbuf_putc(c->b, '}');
+	return true;
+}
+
+/* getgroups: ret group ids came back; a size of 0 asks only how many */
+static bool show_groups(struct dctx *c, int arg, const struct argkind *k)
+{
+	size_t len, n = c->r->ret;
+	const unsigned char *p;
+
+	if (!dctx_arg(c, arg))
+		return show_addr(c, arg);
+	if (!dctx_arg(c, arg - 1)) {
+		dbuf_puts(c->b, "[]");
+		return true;
+	}
+	p = dctx_data(c, arg, k->cap, 0, 0, &len, NULL);
+	if (!p)
+		return show_addr(c, arg);
+	dbuf_putc(c->b, '[');
+	for (size_t i = 0; i < n && (i + 1) * 4 <= len; i++)
+		dbuf_printf(c->b, i ? ", %u" : "%u", get_u32(p + 4 * i));
+	if (n > len / 4)
+		dbuf_puts(c->b, ", ...");
+	dbuf_putc(c->b, ']');
+	return true;
+}
+
 /* ---- the kinds ------------------------------------------------------------ */
 
 #define MEM(fn, c, rel, sz, fl) { .show = fn, .cap = c, .len_rel = rel, .size = sz, .flags = fl }
@@ -743,7 +888,12 @@ static bool show_sockopt_out(struct dctx *c, int arg, const struct argkind *k)
 
 const struct argkind mem_kinds[A_NR - A_STR] = {
 	M(A_STR) = MEM(show_str, SC_CAP_STR, 0, 0, K_PTR),
+	M(A_PATH) = MEM(show_path, SC_CAP_PATH, 0, 0, K_PTR),
+	/* getcwd: a path too, cut at ret - 1 (its NUL) */
+	M(A_PATH_OUT) = { .show = show_path, .cap = SC_CAP_BUF_OUT, .len_rel = 1,
+			  .size = SC_PATH_MAX, .flags = K_PTR | K_OUT, .style = Q_NUL },
 	M(A_STRV) = MEM(show_strv, SC_CAP_STRV, 0, 0, K_PTR),
+	M(A_ENVP) = MEM(show_envp, SC_CAP_STRV_COUNT, 0, 0, K_PTR),
 	M(A_BUF_IN) = MEM(show_buf_in, SC_CAP_BUF_IN, 1, 0, K_PTR),
 	M(A_BUF_OUT) = MEM(show_buf_out, SC_CAP_BUF_OUT, 1, 0, K_PTR | K_OUT),
 	M(A_BUF_OUT_HEX) = { .show = show_buf_out, .cap = SC_CAP_BUF_OUT, .len_rel = 1,
@@ -784,6 +934,15 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	/* arrays read whole at a fixed size: the first 8 elements */
 	M(A_EPOLL_EVENTS) = MEM(show_epoll_events, SC_CAP_STRUCT_OUT, 0, 96, K_PTR | K_OUT),
 	M(A_POLLFDS) = MEM(show_pollfds, SC_CAP_STRUCT_OUT, 0, 64, K_PTR | K_OUT),
+	M(A_DIRENTS) = MEM(show_dirents, SC_CAP_DIRENTS, 0, 0, K_PTR | K_OUT),
+	/* the mask in the frame: after pretcode, uc_flags, uc_link, uc_stack
+	 * and uc_mcontext (x86_64), the return address popped */
+	M(A_SIGFRAME) = MEM(show_sigframe, SC_CAP_SIGMASK_SP, 0, 8 + 8 + 24 + 256, 0),
+	M(A_SYSINFO) = MEM(show_sysinfo, SC_CAP_STRUCT_OUT, 0, 112, K_PTR | K_OUT),
+	M(A_STATFS) = MEM(show_statfs, SC_CAP_STRUCT_OUT, 0, 120, K_PTR | K_OUT),
+	/* ret (a count) of 4-byte ids: the bytes are ret * 4, read as the
+	 * size given, up to 64 groups */
+	M(A_GROUPS_OUT) = MEM(show_groups, SC_CAP_STRUCT_OUT, 0, 256, K_OUT),
 	M(A_SOCKADDR_IN) = MEM(show_sockaddr_in, SC_CAP_BUF_IN, 1, 128, K_PTR),
 	M(A_SOCKADDR_OUT) = MEM(show_sockaddr_out, SC_CAP_STRUCT_OUT, 0, 128, K_PTR | K_OUT),
 	M(A_SOCKLEN_OUT) = MEM(show_socklen_out, SC_CAP_STRUCT_OUT, 0, 4, K_PTR | K_OUT),

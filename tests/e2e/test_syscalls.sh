@@ -134,6 +134,19 @@ test_flood_loss_is_counted_exactly() {
 		fail "per-syscall loss: $(cat err.txt)"
 }
 
+test_storm_no_loss_at_defaults() {
+	# 8 threads, 500,000 getppid() calls at once: every one delivered
+	timeout 300 "$SS" syscalls -f -o out.txt -- "$WL/sysc_storm" 8 62500 2>err.txt ||
+		fail "syscalls exited $?: $(cat err.txt)"
+	grep -q '^stackscope syscalls: [0-9]* records, 0 lost records' err.txt ||
+		fail "records lost: $(cat err.txt)"
+	calls=$(grep -c ' getppid() = ' out.txt)
+	[ "$calls" = 500000 ] || fail "$calls getppid() lines, not 500000"
+	threads=$(grep ' getppid() = ' out.txt | sed -E 's/.*\[[0-9]+\/([0-9]+)\].*/\1/' | sort -u | wc -l)
+	[ "$threads" = 8 ] || fail "getppid() from $threads threads, not 8"
+	grep -q 'sysc_storm\[[0-9]*\] +++ exited with 0 +++' out.txt || fail "no exit line"
+}
+
 test_failed_only() {
 	mkdir d
 	timeout 60 "$SS" syscalls --failed -s 200 -o out.txt -- "$WL/sysc_wl" "$T/d" 1 2>/dev/null ||
@@ -232,4 +245,16 @@ test_exit_status_and_errors() {
 	"$SS" syscalls -s 5000 -- true 2>err.txt && fail "-s 5000 accepted"
 	"$SS" syscalls -- /no/such/cmd 2>err.txt && fail "missing command accepted"
 	grep -q "cannot run '/no/such/cmd'" err.txt || fail "message: $(cat err.txt)"
+}
+
+test_lines_match_strace() {
+	command -v strace >/dev/null || skip "strace not installed (scripts/deps.sh test)"
+	command -v python3 >/dev/null || skip "python3 not installed (scripts/deps.sh test)"
+	# 25 programs of the base system, each traced by both; at least 99%
+	# of strace's lines have an identical line once pids, pointers, times
+	# and random bytes are normalised (tests/strace_compare.py)
+	timeout 600 python3 "$ROOT/tests/strace_compare.py" "$SS" "$T" --min 99 >cmp.txt 2>&1 ||
+		fail "$(grep -E '^(total|share)|:.*stackscope' cmp.txt | head -5; tail -8 cmp.txt)"
+	grep -q 'stackscope: ' cmp.txt && fail "records lost: $(grep 'stackscope: ' cmp.txt | head -3)"
+	true
 }

@@ -55,6 +55,11 @@ static void chunk(int arg, int cap, int idx, int flags, const void *data, size_t
 	rec.r.data_len += SC_CHUNK_SIZE(len);
 }
 
+static void path_chunk(int arg, const char *s)
+{
+	chunk(arg, SC_CAP_PATH, 0, 0, s, strlen(s));
+}
+
 static void str_chunk(int arg, const char *s)
 {
 	chunk(arg, SC_CAP_STR, 0, 0, s, strlen(s));
@@ -228,30 +233,30 @@ static const char *json_of(const struct sc_info *si)
 TEST(sysdecode_openat)
 {
 	CALL(3, -100, 0x1000, 02000000, 0);
-	str_chunk(1, "/etc/hostname");
+	path_chunk(1, "/etc/hostname");
 	CHECK_STR(text("openat"), "openat(AT_FDCWD, \"/etc/hostname\", O_RDONLY|O_CLOEXEC) = 3");
 
 	CALL(-2, -100, 0x1000, 0, 0);
-	str_chunk(1, "/nope");
+	path_chunk(1, "/nope");
 	CHECK_STR(text("openat"),
 		  "openat(AT_FDCWD, \"/nope\", O_RDONLY) = -1 ENOENT (No such file or directory)");
 
 	/* the mode only with O_CREAT or O_TMPFILE */
 	CALL(3, -100, 0x1000, 01101, 0644);
-	str_chunk(1, "/tmp/x");
+	path_chunk(1, "/tmp/x");
 	CHECK_STR(text("openat"), "openat(AT_FDCWD, \"/tmp/x\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3");
 	CALL(4, -100, 0x1000, 020200002, 0600);
-	str_chunk(1, "/tmp");
+	path_chunk(1, "/tmp");
 	CHECK_STR(text("openat"), "openat(AT_FDCWD, \"/tmp\", O_RDWR|O_TMPFILE, 0600) = 4");
 	CALL(3, 5, 0x1000, 0x8000 | 04010000 | 0100000, 0);
-	str_chunk(1, "x");
+	path_chunk(1, "x");
 	CHECK_STR(text("openat"), "openat(5, \"x\", O_RDONLY|O_SYNC|O_LARGEFILE) = 3");
 }
 
 TEST(sysdecode_unknown_flag_bits)
 {
 	CALL(3, -100, 0x1000, 0x40000000, 0);
-	str_chunk(1, "/etc/hostname");
+	path_chunk(1, "/etc/hostname");
 	CHECK_STR(text("openat"), "openat(AT_FDCWD, \"/etc/hostname\", O_RDONLY|0x40000000) = 3");
 	CALL(-22, 0x7f0000000000, 4096, 0x2 | 0x80000000);
 	CHECK_STR(text("mprotect"),
@@ -308,10 +313,14 @@ TEST(sysdecode_strsize_cut)
 	CHECK_STR(text("write"), "write(1, \"hello world, this is a long str\"..., 50) = 50");
 	/* a string cut the same way */
 	strsize = 4;
+	CALL(15, 0x1000, 3);
+	chunk(0, SC_CAP_STR, 0, SC_CHUNK_TRUNC, "myme", 4);
+	CHECK_STR(text("memfd_create"), "memfd_create(\"myme\"..., MFD_CLOEXEC|MFD_ALLOW_SEALING) = 15");
+	/* never a path (strace applies -s to data only) */
 	CALL(-2, -100, 0x1000, 0, 0);
-	chunk(1, SC_CAP_STR, 0, SC_CHUNK_TRUNC, "/etc", 4);
-	CHECK_STR(text("openat"),
-		  "openat(AT_FDCWD, \"/etc\"..., O_RDONLY) = -1 ENOENT (No such file or directory)");
+	path_chunk(1, "/etc/hostname");
+	CHECK_STR(text("openat"), "openat(AT_FDCWD, \"/etc/hostname\", O_RDONLY) = -1 ENOENT (No "
+		  "such file or directory)");
 	strsize = 0;
 	CALL(5, 1, 0x5000, 5);
 	chunk(1, SC_CAP_BUF_IN, 0, 0, "hello", 5);
@@ -357,13 +366,13 @@ TEST(sysdecode_simple_calls)
 	CALL(022, 077);
 	CHECK_STR(text("umask"), "umask(077) = 022");
 	CALL(0, 0x1000, 04);
-	str_chunk(0, "/etc");
+	path_chunk(0, "/etc");
 	CHECK_STR(text("access"), "access(\"/etc\", R_OK) = 0");
 	CALL(0, 0x1000, 0);
-	str_chunk(0, "/etc");
+	path_chunk(0, "/etc");
 	CHECK_STR(text("access"), "access(\"/etc\", F_OK) = 0");
 	CALL(0, -100, 0x1000, 0x200);
-	str_chunk(1, "/tmp/d");
+	path_chunk(1, "/tmp/d");
 	CHECK_STR(text("unlinkat"), "unlinkat(AT_FDCWD, \"/tmp/d\", AT_REMOVEDIR) = 0");
 	CALL(0, 3, 6);
 	CHECK_STR(text("flock"), "flock(3, LOCK_EX|LOCK_NB) = 0");
@@ -373,10 +382,10 @@ TEST(sysdecode_simple_calls)
 	str_chunk(0, "mymem");
 	CHECK_STR(text("memfd_create"), "memfd_create(\"mymem\", MFD_CLOEXEC|MFD_ALLOW_SEALING) = 15");
 	CALL(0, 0x1000, 020666, 0x103);
-	str_chunk(0, "/dev/x");
+	path_chunk(0, "/dev/x");
 	CHECK_STR(text("mknod"), "mknod(\"/dev/x\", S_IFCHR|0666, makedev(0x1, 0x3)) = 0");
 	CALL(0, 0x1000, 010644, 0);
-	str_chunk(0, "/tmp/f");
+	path_chunk(0, "/tmp/f");
 	CHECK_STR(text("mknod"), "mknod(\"/tmp/f\", S_IFIFO|0644) = 0");
 }
 
@@ -410,7 +419,7 @@ TEST(sysdecode_stat)
 	memcpy(st + 24, &mode, 4);
 	memcpy(st + 48, &size, 8);
 	CALL(0, -100, 0x1000, 0x7ffd0000, 0);
-	str_chunk(1, "/etc");
+	path_chunk(1, "/etc");
 	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, st, sizeof(st));
 	CHECK_STR(text("newfstatat"),
 		  "newfstatat(AT_FDCWD, \"/etc\", {st_mode=S_IFDIR|0755, st_size=4096, ...}, 0) = 0");
@@ -426,7 +435,7 @@ TEST(sysdecode_stat)
 	mode = 041777;
 	memcpy(st + 24, &mode, 4);
 	CALL(0, 0x1000, 0x7ffd0000);
-	str_chunk(0, "/tmp");
+	path_chunk(0, "/tmp");
 	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, st, sizeof(st));
 	CHECK_STR(text("stat"), "stat(\"/tmp\", {st_mode=S_IFDIR|S_ISVTX|0777, st_size=7, ...}) = 0");
 
@@ -434,7 +443,7 @@ TEST(sysdecode_stat)
 	memcpy(st + 24, &mode, 4);
 	memcpy(st + 40, &rdev, 8);
 	CALL(0, -100, 0x1000, 0x7ffd0000, 0x100);
-	str_chunk(1, "/dev/null");
+	path_chunk(1, "/dev/null");
 	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, st, sizeof(st));
 	CHECK_STR(text("newfstatat"),
 		  "newfstatat(AT_FDCWD, \"/dev/null\", {st_mode=S_IFCHR|0666, "
@@ -442,7 +451,7 @@ TEST(sysdecode_stat)
 
 	/* failed: nothing was written, the address */
 	CALL(-2, -100, 0x1000, 0x7ffd0000, 0x100);
-	str_chunk(1, "/nope");
+	path_chunk(1, "/nope");
 	CHECK_STR(text("newfstatat"),
 		  "newfstatat(AT_FDCWD, \"/nope\", 0x7ffd0000, AT_SYMLINK_NOFOLLOW) = "
 		  "-1 ENOENT (No such file or directory)");
@@ -460,7 +469,7 @@ TEST(sysdecode_statx_openat2)
 	memcpy(stx + 28, &mode, 2);
 	memcpy(stx + 40, &size, 8);
 	CALL(0, -100, 0x1000, 0x4100, 0xfff, 0x7ffd0000);
-	str_chunk(1, "/etc/hostname");
+	path_chunk(1, "/etc/hostname");
 	chunk(4, SC_CAP_STRUCT_OUT, 0, 0, stx, sizeof(stx));
 	CHECK_STR(text("statx"),
 		  "statx(AT_FDCWD, \"/etc/hostname\", AT_STATX_DONT_SYNC|AT_SYMLINK_NOFOLLOW, "
@@ -468,7 +477,7 @@ TEST(sysdecode_statx_openat2)
 		  "stx_mode=S_IFREG|0755, stx_size=3, ...}) = 0");
 
 	CALL(-18, -100, 0x1000, 0x7ffd0000, 24);
-	str_chunk(1, "/etc/hostname");
+	path_chunk(1, "/etc/hostname");
 	chunk(2, SC_CAP_STRUCT_IN, 0, 0, how, sizeof(how));
 	CHECK_STR(text("openat2"),
 		  "openat2(AT_FDCWD, \"/etc/hostname\", {flags=O_RDONLY|O_CLOEXEC, "
@@ -613,23 +622,88 @@ TEST(sysdecode_execve)
 	unsigned long long argv[3] = { 0x7ffd1000, 0x7ffd1010, 0 };
 
 	CALL(0, 0x1000, 0x7ffd0000, 0x7ffd12345678);
-	str_chunk(0, "/bin/true");
+	path_chunk(0, "/bin/true");
 	chunk(1, SC_CAP_STRV, 0, 0, argv, sizeof(argv));
 	chunk(1, SC_CAP_STR, 0, 0, "true", 4);
 	chunk(1, SC_CAP_STR, 1, 0, "--x", 3);
 	CHECK_STR(text("execve"), "execve(\"/bin/true\", [\"true\", \"--x\"], 0x7ffd12345678) = 0");
 	/* no NULL among the pointers read, an element not copied */
 	CALL(0, 0x1000, 0x7ffd0000, 0x7ffd12345678);
-	str_chunk(0, "/bin/true");
+	path_chunk(0, "/bin/true");
 	chunk(1, SC_CAP_STRV, 0, SC_CHUNK_TRUNC, argv, 16);
 	chunk(1, SC_CAP_STR, 0, 0, "true", 4);
 	CHECK_STR(text("execve"),
 		  "execve(\"/bin/true\", [\"true\", 0x7ffd1010, ...], 0x7ffd12345678) = 0");
 	/* not one pointer read */
 	CALL(-14, 0x1000, 0x7ffd0000, 0);
-	str_chunk(0, "/bin/true");
+	path_chunk(0, "/bin/true");
 	chunk(1, SC_CAP_STRV, 0, SC_CHUNK_TRUNC, NULL, 0);
 	CHECK_STR(text("execve"), "execve(\"/bin/true\", 0x7ffd0000, NULL) = -1 EFAULT (Bad address)");
+}
+
+TEST(sysdecode_counts_and_frames)
+{
+	unsigned long long argv[2] = { 0x7ffd1000, 0 }, si[14] = { 3397, 69952, 82720, 121344,
+		25276026880ULL, 24662409216ULL, 9166848, 3375104, 0, 0, 92, 0, 0, 1 };
+	unsigned int n = 41;
+	unsigned long long mask = 1ULL << (2 - 1);
+	char longpath[300];
+
+	/* envp: its address and how many strings it holds */
+	CALL(0, 0x1000, 0x7ffd0000, 0x7ffd12345678);
+	path_chunk(0, "/bin/true");
+	chunk(1, SC_CAP_STRV, 0, 0, argv, sizeof(argv));
+	chunk(1, SC_CAP_STR, 0, 0, "true", 4);
+	chunk(2, SC_CAP_STRV_COUNT, 0, 0, &n, 4);
+	CHECK_STR(text("execve"),
+		  "execve(\"/bin/true\", [\"true\"], 0x7ffd12345678 /* 41 vars */) = 0");
+	/* getdents64: the entries that came back */
+	n = 7;
+	CALL(224, 3, 0x55f6bb180790, 32768);
+	chunk(1, SC_CAP_DIRENTS, 0, 0, &n, 4);
+	CHECK_STR(text("getdents64"), "getdents64(3, 0x55f6bb180790 /* 7 entries */, 32768) = 224");
+	CALL(-9, 3, 0x55f6bb180790, 32768);
+	CHECK_STR(text("getdents64"),
+		  "getdents64(3, 0x55f6bb180790, 32768) = -1 EBADF (Bad file descriptor)");
+	/* rt_sigreturn: the mask its frame restores; ret is the interrupted call's */
+	CALL(61);
+	chunk(0, SC_CAP_SIGMASK_SP, 0, 0, &mask, 8);
+	CHECK_STR(text("rt_sigreturn"), "rt_sigreturn({mask=[INT]}) = 61");
+	CALL(0, 0x7ffd0000);
+	chunk(0, SC_CAP_STRUCT_OUT, 0, 0, si, sizeof(si));
+	CHECK_STR(text("sysinfo"),
+		  "sysinfo({uptime=3397, loads=[69952, 82720, 121344], totalram=25276026880, "
+		  "freeram=24662409216, sharedram=9166848, bufferram=3375104, totalswap=0, "
+		  "freeswap=0, procs=92, totalhigh=0, freehigh=0, mem_unit=1}) = 0");
+	/* getgroups(0, ...) only counts; ioctl FICLONE's argument is an fd */
+	CALL(0, 0, 0x7ffd0000);
+	CHECK_STR(text("getgroups"), "getgroups(0, []) = 0");
+	CALL(0, 0, 0);
+	CHECK_STR(text("getgroups"), "getgroups(0, NULL) = 0");
+	CALL(-95, 4, 0x40049409, 3);
+	CHECK_STR(text("ioctl"), "ioctl(4, BTRFS_IOC_CLONE or FICLONE, 3) = -1 EOPNOTSUPP "
+		  "(Operation not supported)");
+	{
+		unsigned long long sf[15] = { 0xef53, 4096, 66053021, 61840178, 20871454, 16777216,
+			16363410, 0x0000123400005678ULL, 255, 4096, 0x1020 };
+
+		CALL(0, 4, 0x7ffd0000);
+		chunk(1, SC_CAP_STRUCT_OUT, 0, 0, sf, 120);
+		CHECK_STR(text("fstatfs"),
+			  "fstatfs(4, {f_type=EXT2_SUPER_MAGIC, f_bsize=4096, f_blocks=66053021, "
+			  "f_bfree=61840178, f_bavail=20871454, f_files=16777216, f_ffree=16363410, "
+			  "f_fsid={val=[0x5678, 0x1234]}, f_namelen=255, f_frsize=4096, "
+			  "f_flags=ST_VALID|ST_RELATIME}) = 0");
+	}
+	/* a path is whole whatever -s says */
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	longpath[sizeof(longpath) - 1] = 0;
+	strsize = 8;
+	CALL(0, -100, 0x1000, 0x200);
+	path_chunk(1, longpath);
+	CHECK(strstr(text("unlinkat"), longpath) != NULL);
+	strsize = 32;
 }
 
 TEST(sysdecode_time)
@@ -783,7 +857,7 @@ TEST(sysdecode_misc_structs)
 	chunk(0, SC_CAP_BUF_OUT, 0, 0, "/tmp/scref\0", 11);
 	CHECK_STR(text("getcwd"), "getcwd(\"/tmp/scref\", 4096) = 11");
 	CALL(13, 0x1000, 0x7ffd0000, 4096);
-	str_chunk(0, "/tmp/l");
+	path_chunk(0, "/tmp/l");
 	chunk(1, SC_CAP_BUF_OUT, 0, 0, "/etc/hostname", 13);
 	CHECK_STR(text("readlink"), "readlink(\"/tmp/l\", \"/etc/hostname\", 4096) = 13");
 }
@@ -918,7 +992,7 @@ TEST(sysdecode_generic_by_type)
 	struct sc_info si = generic_info();
 
 	CALL(0, -1, 0644, -5, 123456789012ULL, 0x1000, 0);
-	str_chunk(4, "/some/path");
+	path_chunk(4, "/some/path");
 	CHECK_STR(render_si(&si, false),
 		  "frobnicate(-1, 0644, -5, 123456789012, \"/some/path\", NULL) = 0");
 	/* the path not captured: its address */
@@ -938,8 +1012,8 @@ TEST(sysdecode_generic_by_type)
 		m.nargs = 5;
 		memcpy(m.args, margs, sizeof(margs));
 		CALL(0, 0x1000, 0x2000, 0x3000, 0, 0);
-		str_chunk(0, "/dev/sda1");
-		str_chunk(1, "/mnt");
+		path_chunk(0, "/dev/sda1");
+		path_chunk(1, "/mnt");
 		str_chunk(2, "ext4");
 		CHECK_STR(render_si(&m, false), "mount(\"/dev/sda1\", \"/mnt\", \"ext4\", 0, NULL) = 0");
 	}
@@ -984,7 +1058,7 @@ TEST(sysdecode_json_members)
 	struct sc_info si = openat_info();
 
 	CALL(-2, -100, 0x1000, 0, 0);
-	str_chunk(1, "/nope");
+	path_chunk(1, "/nope");
 	CHECK_STR(render_si(&si, true),
 		  "\"args\":[{\"name\":\"dfd\",\"raw\":18446744073709551516,\"value\":\"AT_FDCWD\"},"
 		  "{\"name\":\"filename\",\"raw\":4096,\"value\":\"\\\"/nope\\\"\"},"
@@ -1073,7 +1147,7 @@ TEST(sysdecode_specs)
 	sc_spec_for(&si, &sp);
 	CHECK_INT(sp.flags, 0);
 	CHECK_INT(sp.args[0].cap, SC_CAP_NONE);
-	CHECK_INT(sp.args[1].cap, SC_CAP_STR);
+	CHECK_INT(sp.args[1].cap, SC_CAP_PATH);
 	CHECK_INT(sp.args[3].cap, SC_CAP_NONE);
 
 	si = info_of("read", 3);
@@ -1089,7 +1163,7 @@ TEST(sysdecode_specs)
 
 	si = info_of("newfstatat", 4);
 	sc_spec_for(&si, &sp);
-	CHECK_INT(sp.args[1].cap, SC_CAP_STR);
+	CHECK_INT(sp.args[1].cap, SC_CAP_PATH);
 	CHECK_INT(sp.args[2].cap, SC_CAP_STRUCT_OUT);
 	CHECK_INT(sp.args[2].size, 144);
 	CHECK_INT(sp.args[2].len_arg, SC_LEN_FIXED);
@@ -1116,9 +1190,18 @@ TEST(sysdecode_specs)
 
 	si = info_of("execve", 3);
 	sc_spec_for(&si, &sp);
-	CHECK_INT(sp.args[0].cap, SC_CAP_STR);
+	CHECK_INT(sp.args[0].cap, SC_CAP_PATH);
 	CHECK_INT(sp.args[1].cap, SC_CAP_STRV);
-	CHECK_INT(sp.args[2].cap, SC_CAP_NONE);
+	CHECK_INT(sp.args[2].cap, SC_CAP_STRV_COUNT);
+
+	si = info_of("getdents64", 3);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[1].cap, SC_CAP_DIRENTS);
+
+	si = info_of("rt_sigreturn", 0);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[0].cap, SC_CAP_SIGMASK_SP);
+	CHECK_INT(sp.args[0].size, 296);
 
 	si = info_of("sched_getaffinity", 3);
 	sc_spec_for(&si, &sp);
@@ -1137,7 +1220,7 @@ TEST(sysdecode_specs)
 	si = generic_info();
 	sc_spec_for(&si, &sp);
 	for (int i = 0; i < SC_ARGS; i++)
-		CHECK_INT(sp.args[i].cap, i == 4 ? SC_CAP_STR : SC_CAP_NONE);
+		CHECK_INT(sp.args[i].cap, i == 4 ? SC_CAP_PATH : SC_CAP_NONE);
 	si.nargs = -1;
 	sc_spec_for(&si, &sp);
 	CHECK_INT(sp.args[4].cap, SC_CAP_NONE);

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -52,6 +53,31 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 void libbpf_setup_print(void)
 {
 	libbpf_set_print(libbpf_print);
+}
+
+const char *bpf_hint(int err)
+{
+	static char buf[128];
+	struct rlimit rl;
+
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		return "run as root, or with CAP_BPF and CAP_PERFMON";
+	case EMFILE:
+	case ENFILE:
+		if (!getrlimit(RLIMIT_NOFILE, &rl))
+			snprintf(buf, sizeof(buf), "the limit is %llu open files (ulimit -n)%s",
+				 (unsigned long long)rl.rlim_cur,
+				 err == ENFILE ? ", and the system's is reached" : "");
+		else
+			snprintf(buf, sizeof(buf), "too many open files (ulimit -n)");
+		return buf;
+	default:
+		return "-v shows the verifier log";
+	}
 }
 
 double now_sec(void)

@@ -18,6 +18,12 @@ void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Route libbpf's own messages through msg()/debug(). */
 void libbpf_setup_print(void);
 
+/* What to do about err (negative or positive errno) from loading or
+ * attaching BPF programs, for the end of the message that names them:
+ * root or the capabilities for EPERM/EACCES, the real open-file limit for
+ * EMFILE/ENFILE, else the verifier log. */
+const char *bpf_hint(int err);
+
 /* Monotonic time in seconds. */
 double now_sec(void);
 

@@ -285,8 +285,7 @@ static int load_and_attach(struct graph_run *r, struct session *s)
 	bpf_map__set_max_entries(r->skel->maps.late_specs, n);
 	err = graph_bpf__load(r->skel);
 	if (err) {
-		msg("cannot load the graph BPF programs: %s (-v shows the verifier log)",
-		    strerror(-err));
+		msg("cannot load the graph BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;
 	}
 	for (__u32 i = 0; i < n; i++) {

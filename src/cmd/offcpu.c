@@ -212,8 +212,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	}
 	err = offcpu_bpf__load(skel);
 	if (err) {
-		msg("cannot load the offcpu BPF programs: %s (-v shows the verifier log)",
-		    strerror(-err));
+		msg("cannot load the offcpu BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;
 	}
 	err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));

@@ -138,8 +138,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		bpf_map__set_max_entries(skel->maps.snapshots, 4096);
 	err = profile_bpf__load(skel);
 	if (err) {
-		msg("cannot load the profile BPF programs: %s (run as root; -v shows the verifier log)",
-		    strerror(-err));
+		msg("cannot load the profile BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;
 	}
 	err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));

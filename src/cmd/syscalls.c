@@ -370,7 +370,7 @@ static int setup(struct sc_run *r, struct session *s)
 	bpf_program__set_autoload(skel->progs.flush_inflight, !r->summary);
 	err = syscalls_bpf__load(skel);
 	if (err) {
-		msg("loading the BPF programs: %s", strerror(-err));
+		msg("cannot load the syscalls BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;
 	}
 	err = fill_specs(r);

@@ -64,14 +64,14 @@ int attach_perf_cpus(struct session *s, int prog_fd, uint32_t type, uint64_t con
 
 		if (pfd < 0) {
 			err = pfd;
-			msg("perf event %u:%llu on CPU %d: %s", type, (unsigned long long)config,
-			    cpus[i], strerror(-err));
+			msg("perf event %u:%llu on CPU %d: %s (%s)", type, (unsigned long long)config,
+			    cpus[i], strerror(-err), bpf_hint(err));
 			break;
 		}
 		err = link_perf(s, prog_fd, pfd, 0);
 		if (err)
-			msg("perf_event program on CPU %d: attach failed: %s", cpus[i],
-			    strerror(-err));
+			msg("perf_event program on CPU %d: attach failed: %s (%s)", cpus[i],
+			    strerror(-err), bpf_hint(err));
 	}
 	free(cpus);
 	return err ? err : ncpus;
@@ -132,8 +132,8 @@ int attach_uprobe(struct session *s, int prog_fd, const char *path, uint64_t off
 		err = link_perf(s, prog_fd, pfd, cookie);
 	}
 	if (err)
-		msg("%s %s: attach failed: %s", retprobe ? "uretprobe" : "uprobe", what,
-		    strerror(-err));
+		msg("%s %s: attach failed: %s (%s)", retprobe ? "uretprobe" : "uprobe", what,
+		    strerror(-err), bpf_hint(err));
 	return err;
 }
 

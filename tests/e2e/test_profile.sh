@@ -171,6 +171,15 @@ test_sigint_with_a_command_that_ignores_it() {
 	grep -q '^sh;' out.folded || fail "the command's samples are not in the output"
 }
 
+# Out of file descriptors is said as such, with the real limit, not as a
+# matter of privileges.
+test_fd_limit_named() {
+	(ulimit -n 12; "$SS" profile -d 1 -o out.folded) 2>err.txt && fail "ran with 12 fds"
+	grep -q 'Too many open files (the limit is 12 open files (ulimit -n))' err.txt ||
+		fail "message: $(cat err.txt)"
+	! grep -q 'root' err.txt || fail "blames privileges: $(cat err.txt)"
+}
+
 test_svg_output() {
 	timeout 60 "$SS" profile -F 499 -o flame.svg -- "$WL/fp_chain" 1 2>err.txt || fail "profile exited $?"
 	xmllint --noout flame.svg || fail "not well-formed XML"

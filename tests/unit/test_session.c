@@ -193,3 +193,11 @@ TEST(loop_waits_on_more_than_64_fds)
 	}
 	loop_free(lp);
 }
+
+TEST(bpf_hint_names_the_real_cause)
+{
+	CHECK(strstr(bpf_hint(-EPERM), "root") != NULL);
+	CHECK(strstr(bpf_hint(-EMFILE), "ulimit -n") != NULL);
+	CHECK(strstr(bpf_hint(-EMFILE), "root") == NULL);
+	CHECK(strstr(bpf_hint(EINVAL), "verifier") != NULL);
+}

@@ -494,8 +494,10 @@ fail:
 	return NULL;
 }
 
-/* Nodes of the before tree by (parent, name, kind): names of two stacks
- * models are different pointers, so they hash and compare by content. */
+/* Nodes of the before tree by (parent, name, kernel or not): names of two
+ * stacks models are different pointers, so they hash and compare by
+ * content; kinds compare as folded text tells them (a process frame read
+ * from folded text is a user frame, from pprof a process frame). */
 struct node_key {
 	const struct fg_tree *t;
 	size_t parent;
@@ -505,7 +507,7 @@ struct node_key {
 
 static uint64_t node_hash(size_t parent, const char *name, enum frame_kind kind)
 {
-	return hash_bytes(name, strlen(name), mix64(parent * 8 + kind + 1));
+	return hash_bytes(name, strlen(name), mix64(parent * 2 + (kind == FRAME_KERNEL) + 1));
 }
 
 static bool node_eq(const void *entry, const void *key)
@@ -513,7 +515,8 @@ static bool node_eq(const void *entry, const void *key)
 	const struct node_key *k = key;
 	const struct fg_node *nd = &k->t->nodes[(uintptr_t)entry - 1];
 
-	return nd->parent == k->parent && nd->kind == k->kind && !strcmp(nd->name, k->name);
+	return nd->parent == k->parent && (nd->kind == FRAME_KERNEL) == (k->kind == FRAME_KERNEL) &&
+	       !strcmp(nd->name, k->name);
 }
 
 /* Each drawn frame's change of inclusive share since before: the frame

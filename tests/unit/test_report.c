@@ -756,3 +756,27 @@ out:
 	free(svg);
 	stacks_free(s);
 }
+
+/* A process frame read from folded text (a user frame) and from pprof (a
+ * process frame) is the same frame to a diff; a kernel frame is not a
+ * user one. */
+TEST(flamegraph_diff_kinds)
+{
+	struct stacks *before = stacks_new(), *after = stacks_new();
+	struct flame_opts o = { .before = before };
+	char *svg = NULL;
+
+	CHECK(before && after);
+	if (!before || !after)
+		goto out;
+	add_path(before, "app;f;read", 1);
+	add_path(after, "c:app;f;k:read", 1);
+	svg = svg_str(after, &o);
+	CHECK(svg && strstr(svg, "<title>app (1 sample, 100.00%, +0.00 points: was 100.00%)"));
+	CHECK(svg && strstr(svg, "<title>f (1 sample, 100.00%, +0.00 points: was 100.00%)"));
+	CHECK(svg && strstr(svg, "<title>read (1 sample, 100.00%, +100.00 points: new)"));
+out:
+	free(svg);
+	stacks_free(before);
+	stacks_free(after);
+}

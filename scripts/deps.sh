@@ -9,7 +9,7 @@
 set -eu
 
 build="make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev pkg-config"
-test="$build gcc binutils libxml2-utils python3 strace"
+test="$build gcc binutils libxml2-utils python3 strace golang-go"
 bench="$build gcc linux-perf bpftrace hyperfine time strace uftrace"
 
 case "${1:-build}" in

@@ -23,7 +23,7 @@
 static const char usage_text[] =
 "usage: stackscope offcpu [-p PID[,PID...]] [-t TID] [-d SECONDS] [-m MIN_US] [-M MAX_US]\n"
 "                         [-u | -k] [-U | -K] [--state any|sleep|disk] [--wakers]\n"
-"                         [-o FILE] [--format svg|folded] [--offsets]\n"
+"                         [-o FILE] [--format svg|folded|pprof] [--offsets]\n"
 "                         [--unwind auto|fp|tables] [--stack-size BYTES] [-- CMD ARGS...]\n"
 "\n"
 "Time threads spend off the CPU (blocked, sleeping, preempted), by the kernel +\n"
@@ -39,8 +39,9 @@ static const char usage_text[] =
 "                   disk (uninterruptible)\n"
 "  --wakers         join each blocked stack with the stack of the thread that\n"
 "                   woke it: waker;...;--;blocked;...\n"
-"  -o FILE          SVG flame graph if FILE ends in .svg, else folded\n"
-"  --format FMT     svg or folded\n"
+"  -o FILE          SVG flame graph if FILE ends in .svg, pprof if in .pb.gz or\n"
+"                   .pprof, else folded\n"
+"  --format FMT     svg, folded or pprof (values in ns)\n"
 "  --offsets        kernel frames as func+0xOFF\n"
 "  --unwind MODE    user stacks: auto (default: unwind tables where the binary has\n"
 "                   them, frame pointers elsewhere; the stack is copied when the\n"
@@ -372,9 +373,13 @@ int cmd_offcpu(int argc, char **argv)
 			 r->state == OFFCPU_STATE_SLEEP ? "sleep"
 			 : r->state == OFFCPU_STATE_DISK ? "disk" : "any",
 			 r->wakers ? ", with wakers" : "");
+		/* the model counts microseconds; pprof's time unit is the ns */
 		ret = stackcmd_run(&r->o, &(struct stackcmd_capture){
 			.setup = setup, .collect = collect, .title = "Off-CPU time",
-			.subtitle = sub, .unit = "us", .cool = true }, r);
+			.subtitle = sub, .unit = "us", .cool = true,
+			.pprof = { .types = { { "offcpu", "nanoseconds", 1000 } }, .ntypes = 1,
+				   .period_type = "offcpu", .period_unit = "nanoseconds",
+				   .period = 1000 } }, r);
 	}
 	offcpu_bpf__destroy(r->skel);
 	session_opts_free(&r->o.s);

@@ -25,7 +25,7 @@
 
 static const char usage_text[] =
 "usage: stackscope profile [-F HZ] [-p PID[,PID...]] [-d SECONDS] [-U | -K]\n"
-"                          [-o FILE] [--format svg|folded] [--offsets]\n"
+"                          [-o FILE] [--format svg|folded|pprof] [--offsets]\n"
 "                          [--unwind auto|fp|tables] [--stack-size BYTES] [-- CMD ARGS...]\n"
 "\n"
 "Samples kernel + user stacks on every CPU with a cpu-clock event.\n"
@@ -33,8 +33,9 @@ static const char usage_text[] =
 "  -p PID[,PID...]  only these processes (all their threads)\n"
 "  -d SECONDS       stop after this long (else at Ctrl-C, or when CMD exits)\n"
 "  -U, -K           user stacks only / kernel stacks only\n"
-"  -o FILE          write there: SVG flame graph if FILE ends in .svg, else folded\n"
-"  --format FMT     svg or folded, whatever the file name\n"
+"  -o FILE          write there: SVG flame graph if FILE ends in .svg, pprof if\n"
+"                   in .pb.gz or .pprof, else folded\n"
+"  --format FMT     svg, folded or pprof, whatever the file name\n"
 "  --offsets        kernel frames as func+0xOFF\n"
 "  --unwind MODE    user stacks: auto (default: the binary's unwind tables where\n"
 "                   it has them, frame pointers elsewhere), fp (frame pointers,\n"
@@ -244,9 +245,16 @@ int cmd_profile(int argc, char **argv)
 	ret = parse_args(&r, argc, argv);
 	if (!ret) {
 		snprintf(sub, sizeof(sub), "cpu-clock at %ld Hz", r.hz);
+		/* pprof's CPU profile: a count and the CPU time it stands for */
+		int64_t period = 1000000000 / r.hz;
+
 		ret = stackcmd_run(&r.o, &(struct stackcmd_capture){
 			.setup = setup, .collect = collect, .title = "CPU profile",
-			.subtitle = sub, .unit = "samples" }, &r);
+			.subtitle = sub, .unit = "samples",
+			.pprof = { .types = { { "samples", "count", 1 },
+					      { "cpu", "nanoseconds", (uint64_t)period } },
+				   .ntypes = 2, .period_type = "cpu", .period_unit = "nanoseconds",
+				   .period = period } }, &r);
 	}
 	profile_bpf__destroy(r.skel);
 	session_opts_free(&r.o.s);

@@ -65,6 +65,10 @@ int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv)
 		msg("--format svg: give -o FILE.svg (not writing SVG to a terminal)");
 		return 2;
 	}
+	if (o->format == REPORT_PPROF && !o->s.output && isatty(STDOUT_FILENO)) {
+		msg("--format pprof: give -o FILE.pb.gz (not writing gzip to a terminal)");
+		return 2;
+	}
 	return 0;
 }
 
@@ -94,23 +98,32 @@ static void make_title(const struct stackcmd_opts *o, const char *what, char *bu
 	}
 }
 
-/* The stacks to the session's output, folded or SVG: title "TITLE: CMD"
- * (or the pids, or all processes), subtitle "SUBTITLE, N.NN s, DATE". */
+/* The stacks to the session's output, folded, SVG or pprof: title
+ * "TITLE: CMD" (or the pids, or all processes), subtitle "SUBTITLE,
+ * N.NN s, DATE" (pprof: both as comments, with the run's start and
+ * duration). */
 static int stackcmd_write(struct session *s, struct stackpipe *sp, const struct stackcmd_opts *o,
-			  const char *title, const char *subtitle, const char *unit, bool cool)
+			  const struct stackcmd_capture *c)
 {
 	char t[256], sub[256], when[32];
+	struct pprof_opts po = c->pprof;
 	struct stackpipe_report r = { .format = o->format, .title = t, .subtitle = sub,
-				      .unit = unit, .cool = cool };
-	time_t now = time(NULL);
+				      .unit = c->unit, .cool = c->cool, .pprof = &po };
+	struct timespec now;
+	double elapsed = session_elapsed(s);
 	FILE *f = session_output(s);
 	int err;
 
 	if (!f)
 		return -errno;
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now));
-	make_title(o, title, t, sizeof(t));
-	snprintf(sub, sizeof(sub), "%s, %.2f s, %s", subtitle, session_elapsed(s), when);
+	clock_gettime(CLOCK_REALTIME, &now);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now.tv_sec));
+	make_title(o, c->title, t, sizeof(t));
+	snprintf(sub, sizeof(sub), "%s, %.2f s, %s", c->subtitle, elapsed, when);
+	po.duration_nanos = (int64_t)(elapsed * 1e9);
+	po.time_nanos = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - po.duration_nanos;
+	po.comments[0] = t;
+	po.comments[1] = sub;
 	err = stackpipe_write(sp, f, &r);
 	if (err)
 		msg("%s: write failed: %s", o->s.output ? o->s.output : "stdout", strerror(-err));
@@ -140,7 +153,7 @@ int stackcmd_run(struct stackcmd_opts *o, const struct stackcmd_capture *c, void
 	if (!err)
 		err = c->collect(ctx, s, sp);
 	if (!err)
-		err = stackcmd_write(s, sp, o, c->title, c->subtitle, c->unit, c->cool);
+		err = stackcmd_write(s, sp, o, c);
 	ret = session_end(s, err);
 out:
 	stackpipe_free(sp);

@@ -11,7 +11,8 @@
 #include "unwind/unwind.h"
 
 /* The formats a stack command writes. */
-#define STACKCMD_FORMATS (REPORT_MASK(REPORT_SVG) | REPORT_MASK(REPORT_FOLDED))
+#define STACKCMD_FORMATS \
+	(REPORT_MASK(REPORT_SVG) | REPORT_MASK(REPORT_FOLDED) | REPORT_MASK(REPORT_PPROF))
 
 struct stackcmd_opts {
 	struct session_opts s;	/* -p -d -o -v, -- CMD */
@@ -49,6 +50,9 @@ struct stackcmd_capture {
 	const char *subtitle;	/* "cpu-clock at 99 Hz" */
 	const char *unit;	/* "samples", "us" */
 	bool cool;		/* the off-CPU palette */
+	/* --format pprof: the sample types and period (times and comments
+	 * are the run's) */
+	struct pprof_opts pprof;
 };
 
 /* The whole run: session, pipeline, setup, run, detach, drain, collect,

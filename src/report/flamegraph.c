@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common.h"
 #include "hashtab.h"
 #include "report/flamegraph.h"
 
@@ -51,6 +52,15 @@ struct fg_node {
 struct fg_tree {
 	struct fg_node *nodes;
 	size_t n, cap;
+};
+
+/* A differential graph: per node of the drawn tree, its inclusive share
+ * (of the total) minus the same frame's in the "before" tree, in percent
+ * points; before[i] the before share, negative for a frame new since. */
+struct fg_diff {
+	double *delta;
+	double *before;
+	double maxabs;		/* the largest |delta| drawn: full saturation */
 };
 
 /* A growable byte buffer for sanitised names. */
@@ -359,6 +369,21 @@ static void frame_color(char out[8], enum flame_palette pal, enum frame_kind kin
 	}
 }
 
+/* Red for a share that grew, blue for one that shrank, deeper the larger
+ * the change against the largest one; a light grey for no change. */
+static void diff_color(char out[8], double delta, double maxabs)
+{
+	double i = maxabs > 0 ? (delta < 0 ? -delta : delta) / maxabs : 0;
+	unsigned int c = (unsigned int)(235 - 195 * (i > 1 ? 1 : i) + 0.5);
+
+	if (delta > 0)
+		snprintf(out, 8, "#ff%02x%02x", c, c);
+	else if (delta < 0)
+		snprintf(out, 8, "#%02x%02xff", c, c);
+	else
+		snprintf(out, 8, "#dcdcdc");
+}
+
 /* ---- tree ------------------------------------------------------------------ */
 
 static int cmp_entry_ptr(const void *a, const void *b)
@@ -436,6 +461,106 @@ static int tree_build(struct fg_tree *t, const struct stacks *s)
 	err = 0;
 free_order:
 	free(order);
+	return err;
+}
+
+/* A copy of s with every stack reversed: leaf first, for an icicle graph. */
+static struct stacks *stacks_reversed(const struct stacks *s)
+{
+	struct stacks *r = stacks_new();
+	struct frame *fr = NULL;
+	unsigned int cap = 0;
+
+	for (size_t i = 0; r && i < stacks_count(s); i++) {
+		const struct stack_entry *e = stacks_get(s, i);
+
+		if (e->depth > cap) {
+			struct frame *nf = realloc(fr, e->depth * sizeof(*nf));
+			if (!nf)
+				goto fail;
+			fr = nf;
+			cap = e->depth;
+		}
+		for (unsigned int d = 0; d < e->depth; d++)
+			fr[d] = e->frames[e->depth - 1 - d];
+		if (stacks_add(r, fr, e->depth, e->value))
+			goto fail;
+	}
+	free(fr);
+	return r;
+fail:
+	free(fr);
+	stacks_free(r);
+	return NULL;
+}
+
+/* Nodes of the before tree by (parent, name, kernel or not): names of two
+ * stacks models are different pointers, so they hash and compare by
+ * content; kinds compare as folded text tells them (a process frame read
+ * from folded text is a user frame, from pprof a process frame). */
+struct node_key {
+	const struct fg_tree *t;
+	size_t parent;
+	const char *name;
+	enum frame_kind kind;
+};
+
+static uint64_t node_hash(size_t parent, const char *name, enum frame_kind kind)
+{
+	return hash_bytes(name, strlen(name), mix64(parent * 2 + (kind == FRAME_KERNEL) + 1));
+}
+
+static bool node_eq(const void *entry, const void *key)
+{
+	const struct node_key *k = key;
+	const struct fg_node *nd = &k->t->nodes[(uintptr_t)entry - 1];
+
+	return nd->parent == k->parent && (nd->kind == FRAME_KERNEL) == (k->kind == FRAME_KERNEL) &&
+	       !strcmp(nd->name, k->name);
+}
+
+/* Each drawn frame's change of inclusive share since before: the frame
+ * reached by the same path of names there.  Inclusive, so a caller is
+ * coloured by everything under it, not by its self time alone. */
+static int diff_build(struct fg_diff *df, const struct fg_tree *t, const struct fg_tree *b)
+{
+	size_t *match = malloc(t->n * sizeof(*match));
+	struct htab *index = htab_new(b->n);
+	double ta = (double)t->nodes[0].value, tb = (double)b->nodes[0].value;
+	int err = -ENOMEM;
+
+	df->delta = calloc(t->n, sizeof(*df->delta));
+	df->before = calloc(t->n, sizeof(*df->before));
+	df->maxabs = 0;
+	if (!match || !index || !df->delta || !df->before)
+		goto out;
+	for (size_t i = 1; i < b->n; i++)
+		if (htab_insert(index, node_hash(b->nodes[i].parent, b->nodes[i].name,
+						 b->nodes[i].kind), (void *)(uintptr_t)(i + 1)))
+			goto out;
+	match[0] = 0;
+	df->before[0] = tb > 0 ? 100 : -1;
+	for (size_t i = 1; i < t->n; i++) {
+		const struct fg_node *nd = &t->nodes[i];
+		size_t bp = match[nd->parent];
+		void *e = NULL;
+		double after = ta > 0 ? 100 * (double)nd->value / ta : 0;
+
+		if (bp != SIZE_MAX) {
+			struct node_key k = { b, bp, nd->name, nd->kind };
+
+			e = htab_find(index, node_hash(bp, nd->name, nd->kind), &k, node_eq);
+		}
+		match[i] = e ? (uintptr_t)e - 1 : SIZE_MAX;
+		df->before[i] = e && tb > 0 ? 100 * (double)b->nodes[match[i]].value / tb : -1;
+		df->delta[i] = after - (df->before[i] < 0 ? 0 : df->before[i]);
+		if (df->delta[i] > df->maxabs || -df->delta[i] > df->maxabs)
+			df->maxabs = df->delta[i] < 0 ? -df->delta[i] : df->delta[i];
+	}
+	err = 0;
+out:
+	free(match);
+	htab_free(index);
 	return err;
 }
 
@@ -723,6 +848,28 @@ static const char FG_SCRIPT[] =
 static void write_legend(FILE *f, const struct flame_opts *o, int width, double left_end,
 			 int has_marks)
 {
+	if (o->before) {
+		/* a differential graph's colours say the change, not the kind */
+		static const char *const labels[] = { "grew", "shrank", "same" };
+		static const double deltas[] = { 1, -1, 0 };
+		double x = width / 2 - 100;
+		char color[8], buf[32];
+
+		if (x < left_end + 20)
+			x = left_end + 20;
+		fputs("<g id=\"legend\">", f);
+		for (int i = 0; i < 3; i++) {
+			diff_color(color, deltas[i], 1);
+			fprintf(f, "<rect x=\"%s\" y=\"59\" width=\"12\" height=\"12\" fill=\"%s\"/>",
+				fmt_fixed(buf, sizeof(buf), x, 1), color);
+			fprintf(f, "<text class=\"hdr\" x=\"%s\" y=\"69\">%s</text>",
+				fmt_fixed(buf, sizeof(buf), x + 17, 1), labels[i]);
+			x += 12 + 5 + FONT_W * (double)strlen(labels[i]) + 16;
+		}
+		fputs("</g>\n", f);
+		return;
+	}
+
 	static const struct { const char *label; enum frame_kind kind; } items[] = {
 		{ "user", FRAME_USER }, { "kernel", FRAME_KERNEL },
 		{ "process", FRAME_COMM }, { "other", FRAME_MARK },
@@ -790,7 +937,8 @@ static int min_value(const struct fg_tree *t, double scale, uint64_t *minv)
 	return 0;
 }
 
-static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *o, int width)
+static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *o, int width,
+		     const struct fg_diff *df)
 {
 	struct strbuf sb = { 0 };
 	uint64_t total = t->nodes[0].value;
@@ -831,7 +979,7 @@ static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *
 	fprintf(f, "</title>\n<style>\n%s</style>\n", FG_STYLE);
 	fprintf(f, "<defs><linearGradient id=\"bg\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
 		"<stop offset=\"5%%\" stop-color=\"#eeeeee\"/><stop offset=\"95%%\" stop-color=\"%s\"/>"
-		"</linearGradient></defs>\n", o->palette == FLAME_HOT ? "#eeeeb0" : "#dfe6f3");
+		"</linearGradient></defs>\n", df ? "#f4f4f4" : o->palette == FLAME_HOT ? "#eeeeb0" : "#dfe6f3");
 	fputs("<rect width=\"100%\" height=\"100%\" fill=\"url(#bg)\"/>\n", f);
 
 	/* Title, cut between the buttons. */
@@ -871,7 +1019,8 @@ static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *
 	for (size_t i = 0; total && i < t->n; i++) {
 		const struct fg_node *nd = &t->nodes[i];
 		double x = PAD + (double)nd->x * scale, w = (double)nd->value * scale;
-		int y = TOP + (int)(maxd - nd->depth) * FRAME_H;
+		/* an icicle hangs from the top */
+		int y = TOP + (int)(o->inverted ? nd->depth : maxd - nd->depth) * FRAME_H;
 
 		if (nd->value < minv)
 			continue;
@@ -884,8 +1033,19 @@ static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *
 		fmt_value(a, sizeof(a), nd->value, o->unit);
 		fputs(" (", f);
 		put_esc(f, a, strlen(a));
-		fprintf(f, ", %s)</title>", fmt_pct(a, sizeof(a), nd->value, total));
-		frame_color(color, o->palette, nd->kind, i ? nd->name : "", i == 0);
+		fprintf(f, ", %s", fmt_pct(a, sizeof(a), nd->value, total));
+		if (df && i && df->before[i] < 0) {
+			fprintf(f, ", +%s points: new", fmt_fixed(a, sizeof(a), df->delta[i], 2));
+		} else if (df && i) {
+			fprintf(f, ", %c%s points: was %s%%", df->delta[i] < 0 ? '-' : '+',
+				fmt_fixed(a, sizeof(a), df->delta[i] < 0 ? -df->delta[i] : df->delta[i], 2),
+				fmt_fixed(b, sizeof(b), df->before[i], 2));
+		}
+		fputs(")</title>", f);
+		if (df && i)
+			diff_color(color, df->delta[i], df->maxabs);
+		else
+			frame_color(color, o->palette, nd->kind, i ? nd->name : "", i == 0);
 		fprintf(f, "<rect x=\"%s\" y=\"%d\" width=\"%s\" height=\"%d\" fill=\"%s\"/>",
 			fmt_fixed(b, sizeof(b), x, 1), y, fmt_fixed(c, sizeof(c), w, 1),
 			FRAME_H - 1, color);
@@ -911,7 +1071,9 @@ free_sb:
 int report_flamegraph_write(FILE *f, const struct stacks *s, const struct flame_opts *o)
 {
 	struct flame_opts opts = { 0 };
-	struct fg_tree t = { 0 };
+	struct fg_tree t = { 0 }, bt = { 0 };
+	struct fg_diff df = { 0 };
+	struct stacks *rev = NULL, *brev = NULL;
 	int err;
 
 	if (!f || !s)
@@ -927,10 +1089,23 @@ int report_flamegraph_write(FILE *f, const struct stacks *s, const struct flame_
 	if (opts.width < MIN_WIDTH || opts.width > 1000000)
 		return -EINVAL;
 
+	err = -ENOMEM;
+	if (opts.inverted) {
+		rev = stacks_reversed(s);
+		if (!rev || (opts.before && !(brev = stacks_reversed(opts.before))))
+			goto free_tree;
+		s = rev;
+		opts.before = brev;
+	}
 	err = tree_build(&t, s);
+	if (!err && opts.before) {
+		err = tree_build(&bt, opts.before);
+		if (!err)
+			err = diff_build(&df, &t, &bt);
+	}
 	if (err)
 		goto free_tree;
-	err = write_svg(f, &t, &opts, opts.width);
+	err = write_svg(f, &t, &opts, opts.width, opts.before ? &df : NULL);
 	if (err)
 		goto free_tree;
 	if (fflush(f))
@@ -939,5 +1114,10 @@ int report_flamegraph_write(FILE *f, const struct stacks *s, const struct flame_
 		err = -EIO;
 free_tree:
 	free(t.nodes);
+	free(bt.nodes);
+	free(df.delta);
+	free(df.before);
+	stacks_free(rev);
+	stacks_free(brev);
 	return err;
 }

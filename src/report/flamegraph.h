@@ -2,6 +2,7 @@
  * script) with hover details, click to zoom and regex search. */
 #ifndef REPORT_FLAMEGRAPH_H
 #define REPORT_FLAMEGRAPH_H
+#include <stdbool.h>
 #include <stdio.h>
 #include "report/stacks.h"
 
@@ -19,6 +20,15 @@ struct flame_opts {
 	const char *unit;
 	enum flame_palette palette;
 	int width;		/* pixels, 0 = 1200; at least 300 */
+	/* An icicle graph: every stack leaf first, so frames merge by leaf
+	 * and their callers hang below them. */
+	bool inverted;
+	/* A differential flame graph: the stacks drawn are the "after";
+	 * each frame is coloured by how its inclusive share of the total
+	 * changed since these (red grew, blue shrank, white-ish the same,
+	 * saturated at the largest change), and its tooltip says by how much.
+	 * Frames only in before are not drawn (their parents' shares say it). */
+	const struct stacks *before;
 };
 
 /* Writes s as an SVG flame graph.  Stacks are merged into a tree whose

@@ -52,9 +52,17 @@ int report_format_parse(const char *name, unsigned accepted, enum report_format 
 enum report_format report_format_for_path(const char *path, unsigned accepted,
 					  enum report_format dflt)
 {
+	static const struct { const char *suffix; enum report_format f; } by_name[] = {
+		{ ".svg", REPORT_SVG }, { ".pb.gz", REPORT_PPROF }, { ".pprof", REPORT_PPROF },
+	};
 	size_t len = path ? strlen(path) : 0;
 
-	if ((accepted & REPORT_MASK(REPORT_SVG)) && len > 4 && !strcmp(path + len - 4, ".svg"))
-		return REPORT_SVG;
+	for (size_t i = 0; i < ARRAY_SIZE(by_name); i++) {
+		size_t n = strlen(by_name[i].suffix);
+
+		if ((accepted & REPORT_MASK(by_name[i].f)) && len > n &&
+		    !strcmp(path + len - n, by_name[i].suffix))
+			return by_name[i].f;
+	}
 	return dflt;
 }

@@ -9,7 +9,7 @@ enum report_format {
 	REPORT_SVG,	/* "svg": a flame graph */
 	REPORT_TEXT,	/* "text": lines for people to read */
 	REPORT_JSON,	/* "json": the same as JSON */
-	REPORT_PPROF,	/* "pprof": not accepted by any command yet */
+	REPORT_PPROF,	/* "pprof": gzip-compressed profile.proto (report/pprof.h) */
 	REPORT_TRACE,	/* "trace": Chrome / Perfetto trace events; not accepted yet */
 };
 
@@ -24,8 +24,9 @@ const char *report_format_name(enum report_format f);
 int report_format_parse(const char *name, unsigned accepted, enum report_format *out);
 
 /* The format an output path asks for when --format was not given: a
- * name ending in ".svg" (and longer than that) gives svg if accepted,
- * anything else (or no path) gives dflt. */
+ * name ending in ".svg" (and longer than that) gives svg, one ending in
+ * ".pb.gz" or ".pprof" pprof, if accepted; anything else (or no path)
+ * gives dflt. */
 enum report_format report_format_for_path(const char *path, unsigned accepted,
 					  enum report_format dflt);
 

@@ -4,7 +4,9 @@
  * only read it.  Stacks are kept apart by location (names, kinds,
  * addresses and modules), so a writer by address has them all; writers
  * by name (folded, SVG) merge stacks whose names are equal, which
- * stacks_sort() puts next to each other. */
+ * stacks_sort() puts next to each other.  What a stack has beside its
+ * frames rides in them: the process id in its FRAME_COMM frame's addr
+ * (stacks/frame.h), which the pprof writer turns into a "pid" label. */
 #ifndef REPORT_STACKS_H
 #define REPORT_STACKS_H
 #include <stdbool.h>

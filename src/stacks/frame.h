@@ -22,8 +22,11 @@ struct frame_module {
 /* One frame.  name is never NULL ("[unknown]" when nothing names it).
  * addr: the instruction address (user frames: the pc of the innermost
  * frame, a return address minus one for the others, so it lies inside
- * the call; kernel frames: as the kernel's stack walk gave it); 0 for
- * synthetic frames and frames read from folded text.
+ * the call; kernel frames: as the kernel's stack walk gave it); for a
+ * FRAME_COMM frame the process id (the pipeline's sample pid, so stacks
+ * of two processes with one name stay apart by location and writers by
+ * address can label them); 0 for FRAME_MARK frames and frames read from
+ * folded text.
  * module NULL: no mapping covers addr.  offset: addr's offset in the
  * module's file (kernel frames: addr itself). */
 struct frame {

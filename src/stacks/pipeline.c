@@ -6,6 +6,7 @@
 #include "common.h"
 #include "report/flamegraph.h"
 #include "report/folded.h"
+#include "report/pprof.h"
 #include "stacks/pipeline.h"
 #include "sym/ksyms.h"
 #include "sym/proctab.h"
@@ -230,7 +231,7 @@ static int thread_frames(struct symbolizer *sym, struct frame *fr, const char *c
 {
 	int n = 0;
 
-	fr[n++] = (struct frame){ comm[0] ? comm : "[unknown]", FRAME_COMM };
+	fr[n++] = (struct frame){ comm[0] ? comm : "[unknown]", FRAME_COMM, .addr = pid };
 	if (utrunc)
 		fr[n++] = (struct frame){ "[truncated]", FRAME_MARK };
 	if (nu < 0)
@@ -280,6 +281,8 @@ int stackpipe_write(struct stackpipe *sp, FILE *f, const struct stackpipe_report
 
 		return report_flamegraph_write(f, sp->stacks, &fo);
 	}
+	if (r->format == REPORT_PPROF)
+		return report_pprof_write(f, sp->stacks, r->pprof);
 	return report_folded_write(f, sp->stacks);
 }
 

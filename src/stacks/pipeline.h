@@ -20,6 +20,7 @@
 #include <linux/types.h>
 #include "bpf/stacks.h"
 #include "report/format.h"
+#include "report/pprof.h"
 #include "report/stacks.h"
 #include "stacks/stackagg.h"
 #include "unwind/unwind.h"
@@ -110,11 +111,12 @@ struct stacks *stackpipe_stacks(struct stackpipe *sp);
 
 /* How the stacks are drawn. */
 struct stackpipe_report {
-	enum report_format format;	/* REPORT_FOLDED or REPORT_SVG */
+	enum report_format format;	/* REPORT_FOLDED, REPORT_SVG or REPORT_PPROF */
 	const char *title;	/* "CPU profile: CMD" */
 	const char *subtitle;	/* "cpu-clock at 99 Hz, 5.00 s, DATE" */
 	const char *unit;	/* "samples", "us" */
 	bool cool;		/* the off-CPU palette */
+	const struct pprof_opts *pprof;	/* sample types, period, times */
 };
 /* Writes the stacks (sorted) to f; 0 or -errno. */
 int stackpipe_write(struct stackpipe *sp, FILE *f, const struct stackpipe_report *r);

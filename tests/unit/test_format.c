@@ -95,4 +95,12 @@ TEST(format_for_path)
 	CHECK_INT(report_format_for_path("", STACKS, REPORT_FOLDED), REPORT_FOLDED);
 	/* a command without svg keeps its default whatever the name */
 	CHECK_INT(report_format_for_path("calls.svg", LINES, REPORT_TEXT), REPORT_TEXT);
+	/* pprof by name, when accepted */
+	CHECK_INT(report_format_for_path("cpu.pb.gz", STACKS | REPORT_MASK(REPORT_PPROF),
+					 REPORT_FOLDED), REPORT_PPROF);
+	CHECK_INT(report_format_for_path("cpu.pprof", STACKS | REPORT_MASK(REPORT_PPROF),
+					 REPORT_FOLDED), REPORT_PPROF);
+	CHECK_INT(report_format_for_path(".pb.gz", STACKS | REPORT_MASK(REPORT_PPROF),
+					 REPORT_FOLDED), REPORT_FOLDED);
+	CHECK_INT(report_format_for_path("cpu.pb.gz", STACKS, REPORT_FOLDED), REPORT_FOLDED);
 }

@@ -677,3 +677,106 @@ TEST(stacks_keep_locations_and_fold_by_name)
 	free(text);
 	stacks_free(s);
 }
+
+/* BEFORE: main;a;x 30, main;a 20, main;b 50; AFTER: x grew (30 -> 70 %),
+ * a with it (50 -> 80 %, though its own samples fell), b shrank (50 -> 10 %),
+ * c appeared (10 %), main the same. */
+TEST(flamegraph_diff_inclusive)
+{
+	struct stacks *before = stacks_new(), *after = stacks_new();
+	struct flame_opts o = { .title = "diff", .before = before };
+	char *svg = NULL;
+
+	CHECK(before && after);
+	if (!before || !after)
+		goto out;
+	add_path(before, "main;a;x", 30);
+	add_path(before, "main;a", 20);
+	add_path(before, "main;b", 50);
+	add_path(after, "main;a;x", 70);
+	add_path(after, "main;a", 10);
+	add_path(after, "main;b", 10);
+	add_path(after, "main;c", 10);
+	svg = svg_str(after, &o);
+	CHECK(svg != NULL);
+	if (!svg)
+		goto out;
+	check_xml(svg);
+	/* the largest change (40 points) is fully saturated, each way */
+	CHECK(strstr(svg, "<title>x (70 samples, 70.00%, +40.00 points: was 30.00%)</title>"
+			  "<rect x=\"10.0\" y=\"80\" width=\"826.0\" height=\"15\" fill=\"#ff2828\"/>"));
+	CHECK(strstr(svg, "<title>b (10 samples, 10.00%, -40.00 points: was 50.00%)</title>"
+			  "<rect x=\"954.0\" y=\"96\" width=\"118.0\" height=\"15\" fill=\"#2828ff\"/>"));
+	/* a caller by its inclusive share: grew 30 points, though its self
+	 * share fell (20 -> 10 %), which colouring by leaves would show blue */
+	CHECK(strstr(svg, "<title>a (80 samples, 80.00%, +30.00 points: was 50.00%)</title>"
+			  "<rect x=\"10.0\" y=\"96\" width=\"944.0\" height=\"15\" fill=\"#ff5959\"/>"));
+	CHECK(strstr(svg, "<title>c (10 samples, 10.00%, +10.00 points: new)</title>"
+			  "<rect x=\"1072.0\" y=\"96\" width=\"118.0\" height=\"15\" fill=\"#ffbaba\"/>"));
+	CHECK(strstr(svg, "<title>main (100 samples, 100.00%, +0.00 points: was 100.00%)</title>"
+			  "<rect x=\"10.0\" y=\"112\" width=\"1180.0\" height=\"15\" fill=\"#dcdcdc\"/>"));
+	CHECK(strstr(svg, ">grew</text>") && strstr(svg, ">shrank</text>"));
+	CHECK(!strstr(svg, ">kernel</text>"));
+out:
+	free(svg);
+	stacks_free(before);
+	stacks_free(after);
+}
+
+/* An icicle graph merges by leaf: "sys_read" under two callers is one
+ * frame at the top, its callers below it, the root row first. */
+TEST(flamegraph_inverted)
+{
+	struct stacks *s = stacks_new();
+	struct flame_opts o = { .title = "icicle", .inverted = true };
+	char *svg = NULL;
+
+	CHECK(s != NULL);
+	if (!s)
+		goto out;
+	add_path(s, "app;main;a;k:sys_read", 3);
+	add_path(s, "app;main;b;k:sys_read", 1);
+	add_path(s, "app;main;b", 2);
+	svg = svg_str(s, &o);
+	CHECK(svg != NULL);
+	if (!svg)
+		goto out;
+	check_xml(svg);
+	CHECK(strstr(svg, "data-x=\"0\" data-v=\"6\" data-d=\"0\"><title>all (6 samples, 100.00%)"
+			  "</title><rect x=\"10.0\" y=\"80\" "));
+	CHECK(strstr(svg, "data-x=\"0\" data-v=\"2\" data-d=\"1\"><title>b (2 samples"));
+	CHECK(strstr(svg, "data-x=\"2\" data-v=\"4\" data-d=\"1\"><title>sys_read (4 samples, "
+			  "66.67%)</title><rect x=\"403.3\" y=\"96\" "));
+	CHECK(strstr(svg, "data-x=\"2\" data-v=\"3\" data-d=\"2\"><title>a (3 samples"));
+	CHECK(strstr(svg, "data-x=\"5\" data-v=\"1\" data-d=\"2\"><title>b (1 sample"));
+	CHECK(strstr(svg, "data-x=\"2\" data-v=\"3\" data-d=\"4\"><title>app (3 samples, 50.00%)"
+			  "</title><rect x=\"403.3\" y=\"144\" "));
+	CHECK_INT(count(svg, "<title>sys_read "), 1);
+out:
+	free(svg);
+	stacks_free(s);
+}
+
+/* A process frame read from folded text (a user frame) and from pprof (a
+ * process frame) is the same frame to a diff; a kernel frame is not a
+ * user one. */
+TEST(flamegraph_diff_kinds)
+{
+	struct stacks *before = stacks_new(), *after = stacks_new();
+	struct flame_opts o = { .before = before };
+	char *svg = NULL;
+
+	CHECK(before && after);
+	if (!before || !after)
+		goto out;
+	add_path(before, "app;f;read", 1);
+	add_path(after, "c:app;f;k:read", 1);
+	svg = svg_str(after, &o);
+	CHECK(svg && strstr(svg, "<title>app (1 sample, 100.00%, +0.00 points: was 100.00%)"));
+	CHECK(svg && strstr(svg, "<title>f (1 sample, 100.00%, +0.00 points: was 100.00%)"));
+	CHECK(svg && strstr(svg, "<title>read (1 sample, 100.00%, +100.00 points: new)"));
+out:
+	free(svg);
+	stacks_free(before);
+	stacks_free(after);
+}

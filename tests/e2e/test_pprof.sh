@@ -1,0 +1,159 @@
+# End-to-end tests of the pprof output (profile, offcpu, flamegraph) read
+# back with the reference reader, `go tool pprof` (Debian golang-go), and
+# of flamegraph reading pprof.  Every pprof a test writes is read by it.
+
+# go tool pprof with its caches in the test's directory (go wants a
+# writable home); skips the test when go is missing.
+gopprof() {
+	command -v go >/dev/null || skip "no go (golang-go: scripts/deps.sh test)"
+	HOME="$T/go" GOCACHE="$T/go/cache" GOPATH="$T/go/path" GOFLAGS=-mod=mod \
+		go tool pprof "$@" 2>"$T/gopprof.err"
+}
+
+# `go tool pprof -raw` output on stdin -> folded lines on stdout, one per
+# sample, merged by name and sorted: frames root first, kernel frames (in
+# the [kernel.kallsyms] mapping) with "_[k]", a location without lines
+# named as stackscope names one ("[file+0xOFF]", "[unknown]"); the value
+# is column $1 (0-based) of the sample's values.
+raw_folded() {
+	python3 -c '
+import re, sys, collections
+col = int(sys.argv[1])
+sec = None; samples = []; locs = {}; maps = {}; cur = None
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    if line in ("Samples:", "Locations", "Mappings"):
+        sec = line; cur = None; continue
+    if sec == "Samples:":
+        m = re.match(r"^\s+([-\d ]+):((?: \d+)*)\s*$", line)
+        if m:
+            samples.append(([int(v) for v in m.group(1).split()], [int(i) for i in m.group(2).split()]))
+    elif sec == "Locations":
+        m = re.match(r"^\s+(\d+): (0x[0-9a-f]+)(?: M=(\d+))?(?: (.*))?$", line)
+        if m:
+            cur = int(m.group(1))
+            locs[cur] = [int(m.group(2), 16), m.group(3), []]
+            rest = m.group(4)
+        elif cur is not None and line.strip():
+            rest = line.strip()
+        else:
+            continue
+        if rest and rest.strip():
+            rest = re.sub(r" s=\d+$", "", rest.strip())
+            locs[cur][2].append(rest.rsplit(" ", 1)[0])
+    elif sec == "Mappings":
+        m = re.match(r"^(\d+): (0x[0-9a-f]+)/(0x[0-9a-f]+)/(0x[0-9a-f]+) (\S+)", line)
+        if m:
+            maps[m.group(1)] = (int(m.group(2), 16), int(m.group(4), 16), m.group(5))
+out = collections.Counter()
+for vals, ids in samples:
+    frames = []
+    for i in reversed(ids):
+        addr, mid, lines = locs[i]
+        mp = maps.get(mid)
+        kern = mp is not None and mp[2].startswith("[kernel")
+        if not lines:
+            if mp is None or kern:
+                lines = ["[unknown]"]
+            else:
+                lines = ["[%s+0x%x]" % (mp[2].rsplit("/", 1)[-1], addr - mp[0] + mp[1])]
+        for name in reversed(lines):
+            frames.append(name + ("_[k]" if kern else ""))
+    out[";".join(frames)] += vals[col]
+for k in sorted(out):
+    if out[k]:
+        print(k, out[k])
+' "$1"
+}
+
+# Folded on stdin, merged by name and sorted like raw_folded's.
+norm_folded() {
+	awk '{ v = $NF; sub(/ [0-9]+$/, ""); n[$0] += v } END { for (k in n) print k, n[k] }' |
+		LC_ALL=C sort
+}
+
+test_pprof_profile_chain() {
+	timeout 60 "$SS" profile -F 999 -o out.pb.gz -- "$WL/fp_chain" 2 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	[ "$(head -c2 out.pb.gz | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "not gzip"
+	gopprof -raw out.pb.gz >raw.txt || fail "go tool pprof -raw: $(cat gopprof.err)"
+	grep -q '^PeriodType: cpu nanoseconds' raw.txt || fail "period type: $(head -5 raw.txt)"
+	grep -q '^Period: 1001001$' raw.txt || fail "period: $(grep Period raw.txt)"
+	grep -q '^samples/count cpu/nanoseconds' raw.txt || fail "sample types: $(grep -A1 Samples: raw.txt)"
+	grep -q '^Duration: ' raw.txt || fail "no duration"
+	# every value pair is (count, count * period)
+	bad=$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+		s && /^ +[0-9]+ +[0-9]+:/ { sub(":", "", $2); if ($1 * 1001001 != $2) print }' raw.txt)
+	[ -z "$bad" ] || fail "values not count, count * period: $bad"
+	raw_folded 0 <raw.txt >go.folded
+	all=$(awk '/;leaf( |$)/' go.folded | total /dev/stdin)
+	full=$(samples go.folded '^fp_chain;([^;]*;)*main;parent;child;leaf ')
+	[ "$all" -ge 20 ] || fail "only $all samples in leaf: $(head -3 go.folded)"
+	[ "$full" = "$all" ] || fail "leaf without main;parent;child;leaf: $(grep -v 'main;parent;child;leaf ' go.folded | head -2)"
+	# labels: comm and the workload's pid on every sample
+	gopprof -tags out.pb.gz >tags.txt || fail "go tool pprof -tags: $(cat gopprof.err)"
+	grep -q 'fp_chain' tags.txt || fail "no comm label: $(cat tags.txt)"
+	grep -Eq '^ *pid: Total' tags.txt || fail "no pid label: $(cat tags.txt)"
+	nolabel=$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+		s && /^ +[0-9]/ { if (p && !c) n++; p = 1; c = 0 } s && /comm:\[/ { c = 1 }
+		END { if (p && !c) n++; print n + 0 }' raw.txt)
+	[ "$nolabel" = 0 ] || fail "$nolabel samples without a comm label"
+	# the leaf function in -top, and the binary's mapping with its build id
+	gopprof -top out.pb.gz | grep -q ' leaf$' || fail "leaf not in -top"
+	grep -Eq '^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ [^ ]*/fp_chain [0-9a-f]{40}' raw.txt ||
+		fail "no fp_chain mapping with a build id: $(sed -n '/^Mappings/,$p' raw.txt)"
+	# stackscope reads back what go reads
+	"$SS" flamegraph --format folded --sample-type samples out.pb.gz | norm_folded >ss.folded ||
+		fail "flamegraph could not read it back"
+	diff go.folded ss.folded >d.txt || fail "go and stackscope read different stacks: $(head -5 d.txt)"
+}
+
+test_pprof_kernel_mapping_and_folded_agree() {
+	# the same stacks as folded and (through flamegraph) as pprof agree
+	# sample for sample, kernel frames included
+	timeout 60 "$SS" profile -F 999 -o out.folded -- "$WL/syscall_heavy" 1 2>err.txt ||
+		fail "profile exited $?"
+	grep -q '_\[k\]' out.folded || fail "no kernel frames: $(head -2 out.folded)"
+	"$SS" flamegraph -o out.pb.gz out.folded || fail "flamegraph -o out.pb.gz"
+	gopprof -raw out.pb.gz >raw.txt || fail "go tool pprof -raw: $(cat gopprof.err)"
+	grep -q '\[kernel.kallsyms\]' raw.txt || fail "no kernel mapping: $(sed -n '/^Mappings/,$p' raw.txt)"
+	raw_folded 0 <raw.txt >go.folded
+	norm_folded <out.folded >want.folded
+	[ "$(total go.folded)" = "$(total want.folded)" ] ||
+		fail "totals: pprof $(total go.folded), folded $(total want.folded)"
+	diff want.folded go.folded >d.txt || fail "stacks differ: $(head -5 d.txt)"
+	# and back to folded by stackscope itself
+	"$SS" flamegraph --format folded out.pb.gz | norm_folded >back.folded
+	diff want.folded back.folded >d.txt || fail "round trip differs: $(head -5 d.txt)"
+}
+
+test_pprof_offcpu() {
+	timeout 60 "$SS" offcpu -o out.pb.gz -- "$WL/offcpu_wl" >wl.txt 2>err.txt ||
+		fail "offcpu exited $?: $(cat err.txt)"
+	gopprof -raw out.pb.gz >raw.txt || fail "go tool pprof -raw: $(cat gopprof.err)"
+	grep -q '^offcpu/nanoseconds$' raw.txt || fail "sample type: $(grep -A1 Samples: raw.txt)"
+	raw_folded 0 <raw.txt >go.folded
+	# values are ns: the model's microseconds times 1000
+	bad=$(awk '$NF % 1000' go.folded | head -2)
+	[ -z "$bad" ] || fail "values not whole microseconds in ns: $bad"
+	asleep=$(samples go.folded '^offcpu_wl;([^;]*;)*main;sleeper;raw_nanosleep;')
+	[ "$asleep" -ge 900000000 ] || fail "only $asleep ns under main;sleeper;raw_nanosleep: $(head -3 go.folded)"
+	"$SS" flamegraph out.pb.gz -o out.svg || fail "flamegraph of the pprof"
+	grep -q 'data-unit="ns"' out.svg || fail "the SVG's unit: $(grep -o 'data-unit="[^"]*"' out.svg)"
+	grep -q '<title>raw_nanosleep (' out.svg || fail "no raw_nanosleep frame in the SVG"
+}
+
+test_pprof_flamegraph_diff_and_inverted() {
+	printf 'main;a;x 30\nmain;a 20\nmain;b 50\n' >before.folded
+	printf 'main;a;x 70\nmain;a 10\nmain;b 10\nmain;c 10\n' >after.folded
+	"$SS" flamegraph -o before.pb.gz before.folded || fail "flamegraph -o before.pb.gz"
+	gopprof -raw before.pb.gz >/dev/null || fail "go tool pprof -raw: $(cat gopprof.err)"
+	# inputs of either kind
+	"$SS" flamegraph --diff before.pb.gz after.folded -o diff.svg || fail "--diff exited $?"
+	grep -q '<title>x (70 samples, 70.00%, +40.00 points: was 30.00%)</title>' diff.svg ||
+		fail "x's delta: $(grep -o '<title>x [^<]*' diff.svg)"
+	grep -q '<title>b (10 samples, 10.00%, -40.00 points: was 50.00%)</title><rect [^>]*fill="#2828ff"' diff.svg ||
+		fail "b: $(grep -o '<title>b [^/]*' diff.svg)"
+	"$SS" flamegraph --inverted after.folded -o ice.svg || fail "--inverted exited $?"
+	grep -q 'data-d="1"><title>x (70 samples' ice.svg || fail "x not under the root: $(grep -o 'data-d="1"><title>[^<]*' ice.svg)"
+}

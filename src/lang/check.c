@@ -356,7 +356,8 @@ static void check_arg(struct checker *c, const struct lang_node *call, struct la
 	default:
 		break;
 	}
-	check_expr(c, a, CTX_VALUE);
+	/* print(@hist) is what a hist is for */
+	check_expr(c, a, !strcmp(call->name, "print") && i == 0 ? CTX_STMT : CTX_VALUE);
 	k = a->type.kind;
 	if (unknown(k) || kind == LANG_A_ANY) {
 		if (k == LANG_K_VOID)

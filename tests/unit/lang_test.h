@@ -13,6 +13,7 @@
 #include <string.h>
 #include "test.h"
 #include "lang/lang.h"
+#include "lang/ast.h"
 
 /* Results live in a ring of static buffers: the last 8 stay valid. */
 static inline char *lt_buf(void)

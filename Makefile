@@ -26,7 +26,7 @@ UNITOBJS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.o,$(UNITSRCS))
 
 WLSRCS   := $(wildcard tests/workloads/*.c)
 
-.PHONY: all deps demo test bench clean check-tests
+.PHONY: all deps demo test bench clean check-tests fuzz-lang
 all: $(BUILD)/stackscope
 
 deps:
@@ -58,6 +58,15 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard tests/unit/*.h src/*.h src/*/
 
 $(BUILD)/tests/unit-tests: $(UNITOBJS) $(LIBOBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+# The language's front end under libFuzzer (clang's libclang_rt.fuzzer):
+#   make fuzz-lang && build/fuzz-lang -max_total_time=10 tests/fuzz/lang-corpus
+FUZZ_LANG_SRCS := $(wildcard src/lang/*.c) tests/fuzz/fuzz_lang.c
+$(BUILD)/fuzz-lang: $(FUZZ_LANG_SRCS) $(wildcard src/lang/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) -g -O1 -std=gnu11 -Isrc -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined $(FUZZ_LANG_SRCS) -o $@
+fuzz-lang: $(BUILD)/fuzz-lang
 
 include tests/workloads/build.mk
 -include tests/fixtures.mk

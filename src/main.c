@@ -15,6 +15,7 @@ static const struct command {
 	{ "offcpu", cmd_offcpu, "time blocked, by kernel + user stack (and who woke it)" },
 	{ "syscalls", cmd_syscalls, "one decoded line per syscall, like strace, without stopping it" },
 	{ "graph", cmd_graph, "every call of chosen functions, nested, with DWARF arguments" },
+	{ "run", cmd_run, "a program in bpftrace's language (also: stackscope -e PROGRAM)" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an interactive SVG flame graph" },
 };
 
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 		printf("stackscope %s\n", STACKSCOPE_VERSION);
 		return 0;
 	}
+	if (!strncmp(argv[1], "-e", 2))
+		return cmd_run(argc, argv);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);

@@ -8,5 +8,7 @@ int cmd_offcpu(int argc, char **argv);
 int cmd_syscalls(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
+/* also `stackscope -e PROGRAM`, with argv[0] the program name */
+int cmd_run(int argc, char **argv);
 
 #endif

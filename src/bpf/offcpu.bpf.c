@@ -115,7 +115,7 @@ static __always_inline bool wanted(struct task_struct *t)
 		return false;
 	if (threads == OFFCPU_THREADS_KERNEL && !is_kthread(t))
 		return false;
-	return in_scope(tgid);
+	return in_scope_live(tgid);
 }
 
 static __always_inline void count(const struct offcpu_key *key, __u64 delta)

@@ -32,6 +32,19 @@ static __always_inline bool in_scope(__u32 tgid)
 	return !filter_pids || bpf_map_lookup_elem(&targets, &tgid);
 }
 
+/* In scope and past its gate: a launched command's execve is still the
+ * launcher's image, whose mappings no table holds, until the exec is
+ * done (on_exec below). */
+static __always_inline bool in_scope_live(__u32 tgid)
+{
+	__u8 *target;
+
+	if (!filter_pids)
+		return true;
+	target = bpf_map_lookup_elem(&targets, &tgid);
+	return target && *target == TARGET_ON;
+}
+
 static __always_inline __u32 gen_of(__u32 tgid)
 {
 	__u32 *gen = bpf_map_lookup_elem(&gens, &tgid);

@@ -119,7 +119,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct profile_key key = {};
 	__u32 pid = id >> 32;
 
-	if (!in_scope(pid))
+	if (!in_scope_live(pid))
 		return 0;
 	stat_inc(&stats, PSTAT_SAMPLES);
 

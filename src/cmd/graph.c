@@ -255,22 +255,91 @@ static int read_signatures(struct graph_run *r)
 	return 0;
 }
 
-static int attach_one(struct graph_run *r, struct session *s, struct bpf_program *prog,
-		      size_t fid, uint64_t off, bool ret)
-{
-	const struct funcsel_func *fn = &r->fs.funcs[fid];
-	const char *path = r->fs.mods[fn->module].path;
-	char what[512];
+/* One uprobe to place: which program, where, for which function. */
+enum probe_kind { PROBE_EXIT, PROBE_ENTRY, PROBE_ENTRY_STR, PROBE_LATE, PROBE_KINDS };
 
-	snprintf(what, sizeof(what), "%s:%s", path, fn->name);
-	r->nprobes++;
-	return attach_uprobe(s, bpf_program__fd(prog), path, off, r->pid, fid, ret, what);
+struct probe {
+	enum probe_kind kind;
+	size_t module;
+	uint64_t off;
+	uint64_t fid;		/* the BPF cookie */
+};
+
+static struct bpf_program *probe_prog(const struct graph_run *r, enum probe_kind k)
+{
+	struct bpf_program *progs[PROBE_KINDS] = {
+		[PROBE_EXIT] = r->skel->progs.on_exit,
+		[PROBE_ENTRY] = r->skel->progs.on_entry,
+		[PROBE_ENTRY_STR] = r->skel->progs.on_entry_str,
+		[PROBE_LATE] = r->skel->progs.on_late,
+	};
+
+	return progs[k];
+}
+
+static int probe_cmp(const void *a, const void *b)
+{
+	const struct probe *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* With multi-links, one link per program and file, so that stopping
+ * detaches every probe at once (one by one, each waits for the kernel:
+ * ~77 ms, over a minute at the 1000-function limit); else one perf-event
+ * uprobe each. */
+static int attach_probes(struct graph_run *r, struct session *s, struct probe *pr, size_t n,
+			 bool multi)
+{
+	uint64_t *offs = NULL, *cookies = NULL;
+	char what[512];
+	int err = 0;
+
+	qsort(pr, n, sizeof(*pr), probe_cmp);
+	if (multi) {
+		offs = calloc(n ? n : 1, sizeof(*offs));
+		cookies = calloc(n ? n : 1, sizeof(*cookies));
+		if (!offs || !cookies) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	for (size_t i = 0, j; i < n && !err; i = j) {
+		const char *path = r->fs.mods[pr[i].module].path;
+		int fd = bpf_program__fd(probe_prog(r, pr[i].kind));
+		bool ret = pr[i].kind == PROBE_EXIT;
+
+		for (j = i; j < n && pr[j].kind == pr[i].kind && pr[j].module == pr[i].module; j++)
+			;
+		if (multi) {
+			for (size_t k = i; k < j; k++) {
+				offs[k - i] = pr[k].off;
+				cookies[k - i] = pr[k].fid;
+			}
+			err = attach_uprobe_multi(s, fd, path, offs, cookies, j - i, r->pid, ret, path);
+			continue;
+		}
+		for (size_t k = i; k < j && !err; k++) {
+			snprintf(what, sizeof(what), "%s:%s", path, r->fs.funcs[pr[k].fid].name);
+			err = attach_uprobe(s, fd, path, pr[k].off, r->pid, pr[k].fid, ret, what);
+		}
+	}
+out:
+	free(offs);
+	free(cookies);
+	return err;
 }
 
 static int load_and_attach(struct graph_run *r, struct session *s)
 {
-	size_t n = r->fs.nfuncs;
+	size_t n = r->fs.nfuncs, np = 0;
+	bool multi = feature_probe(FEATURE_UPROBE_MULTI) == 0;
 	double t0 = now_sec();
+	struct probe *pr;
 	int err;
 
 	r->skel = graph_bpf__open();
@@ -283,13 +352,19 @@ static int load_and_attach(struct graph_run *r, struct session *s)
 	r->skel->rodata->target_tgid = r->pid;
 	bpf_map__set_max_entries(r->skel->maps.funcs, n);
 	bpf_map__set_max_entries(r->skel->maps.late_specs, n);
+	for (int k = 0; multi && k < PROBE_KINDS; k++)
+		bpf_program__set_expected_attach_type(probe_prog(r, k), ATTACH_UPROBE_MULTI);
 	err = graph_bpf__load(r->skel);
 	if (err) {
 		msg("cannot load the graph BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;
 	}
+	pr = calloc(3 * n + 1, sizeof(*pr));
+	if (!pr)
+		return -ENOMEM;
 	for (__u32 i = 0; i < n; i++) {
 		const struct dwfunc *sig = r->sigs[i];
+		size_t mod = r->fs.funcs[i].module;
 		struct graph_func gf = {};
 		struct graph_late_spec ls = {};
 		uint64_t late_off;
@@ -297,35 +372,39 @@ static int load_and_attach(struct graph_run *r, struct session *s)
 		for (size_t p = 0; sig && !r->no_args && p < sig->nparams; p++)
 			if (sig->params[p].loc == DWLOC_REG && sig->params[p].type.kind == DWT_STR)
 				gf.str_mask |= 1u << sig->params[p].index;
-		if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.funcs), &i, &gf, BPF_ANY))
-			return -errno;
-		err = attach_one(r, s, r->skel->progs.on_exit, i, r->fs.funcs[i].off, true);
-		if (!err)
-			err = attach_one(r, s, gf.str_mask ? r->skel->progs.on_entry_str
-							   : r->skel->progs.on_entry,
-					 i, r->fs.funcs[i].off, false);
-		if (err)
-			return err;
+		if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.funcs), &i, &gf, BPF_ANY)) {
+			err = -errno;
+			goto out;
+		}
+		pr[np++] = (struct probe){ PROBE_EXIT, mod, r->fs.funcs[i].off, i };
+		pr[np++] = (struct probe){ gf.str_mask ? PROBE_ENTRY_STR : PROBE_ENTRY, mod,
+					   r->fs.funcs[i].off, i };
 		if (!sig || !sig->nlate || r->no_args ||
-		    elfsyms_vaddr_to_off(r->fs.mods[r->fs.funcs[i].module].es, sig->late_addr,
-					 &late_off))
+		    elfsyms_vaddr_to_off(r->fs.mods[mod].es, sig->late_addr, &late_off))
 			continue;
 		ls.n = sig->nlate;
 		for (int k = 0; k < sig->nlate; k++)
 			ls.r[k] = (struct graph_read){ sig->late[k].reg, sig->late[k].size,
 						       sig->late[k].off };
-		if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.late_specs), &i, &ls, BPF_ANY))
-			return -errno;
-		err = attach_one(r, s, r->skel->progs.on_late, i, late_off, false);
-		if (err)
-			return err;
+		if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.late_specs), &i, &ls, BPF_ANY)) {
+			err = -errno;
+			goto out;
+		}
+		pr[np++] = (struct probe){ PROBE_LATE, mod, late_off, i };
 		r->lates++;
 	}
+	r->nprobes = np;
+	err = attach_probes(r, s, pr, np, multi);
+	if (err)
+		goto out;
 	if (attach_program(s, r->skel->progs.on_thread_exit))
 		msg("calls left open by an exiting thread stay open");
 	r->skel->bss->active = true;
-	debug("%zu uprobes attached in %.3f s", r->nprobes, now_sec() - t0);
-	return 0;
+	debug("%zu uprobes attached in %.3f s (%s)", r->nprobes, now_sec() - t0,
+	      multi ? "multi-links" : "one perf event each");
+out:
+	free(pr);
+	return err;
 }
 
 static int on_event(void *ctx, void *data, size_t size)

@@ -137,6 +137,40 @@ int attach_uprobe(struct session *s, int prog_fd, const char *path, uint64_t off
 	return err;
 }
 
+/* union bpf_attr's link_create for uprobe_multi (kernel 6.6), spelled out:
+ * the system's linux/bpf.h may predate it. */
+struct link_create_uprobe_multi {
+	__u32 prog_fd, target_fd, attach_type, flags;
+	__u64 path, offsets, ref_ctr_offsets, cookies;
+	__u32 cnt, flags_multi, pid, pad;
+};
+
+int attach_uprobe_multi(struct session *s, int prog_fd, const char *path, const uint64_t *offsets,
+			const uint64_t *cookies, size_t n, pid_t pid, bool retprobe,
+			const char *what)
+{
+	struct link_create_uprobe_multi a = {
+		.prog_fd = prog_fd,
+		.attach_type = ATTACH_UPROBE_MULTI,
+		.path = (uintptr_t)path,
+		.offsets = (uintptr_t)offsets,
+		.cookies = (uintptr_t)cookies,
+		.cnt = n,
+		.flags_multi = retprobe ? 1 : 0,	/* BPF_F_UPROBE_MULTI_RETURN */
+		.pid = pid > 0 ? pid : 0,
+	};
+	int fd, err;
+
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	if (fd < 0) {
+		err = -errno;
+		msg("%s %s (%zu probes in one link): attach failed: %s (%s)",
+		    retprobe ? "uretprobes" : "uprobes", what, n, strerror(-err), bpf_hint(err));
+		return err;
+	}
+	return session_own_fd(s, fd);
+}
+
 int attach_tracepoint(struct session *s, int prog_fd, const char *sub, const char *event)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT,

@@ -7,6 +7,7 @@
 #ifndef STACKSCOPE_TRACE_ATTACH_H
 #define STACKSCOPE_TRACE_ATTACH_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -23,6 +24,16 @@ int attach_perf_cpus(struct session *s, int prog_fd, uint32_t type, uint64_t con
  * process), with a BPF cookie; what names it in messages ("libc:malloc"). */
 int attach_uprobe(struct session *s, int prog_fd, const char *path, uint64_t offset, pid_t pid,
 		  uint64_t cookie, bool retprobe, const char *what);
+
+/* Many uprobes (or uretprobes) in one file, in one link: offsets[i] with
+ * cookies[i], for pid (-1: every process).  One release detaches them all
+ * at once, where n separate uprobes wait for the kernel n times (tens of
+ * milliseconds each).  prog_fd must have been loaded with expected attach
+ * type ATTACH_UPROBE_MULTI (feature FEATURE_UPROBE_MULTI). */
+#define ATTACH_UPROBE_MULTI 48		/* BPF_TRACE_UPROBE_MULTI */
+int attach_uprobe_multi(struct session *s, int prog_fd, const char *path, const uint64_t *offsets,
+			const uint64_t *cookies, size_t n, pid_t pid, bool retprobe,
+			const char *what);
 
 /* A tracefs tracepoint SUB:EVENT (perf event of PERF_TYPE_TRACEPOINT),
  * every process, every CPU; prog_fd a BPF_PROG_TYPE_TRACEPOINT program.

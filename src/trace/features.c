@@ -6,6 +6,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "trace/attach.h"
 #include "trace/features.h"
 
 /* r0 = 0; exit: enough for the verifier, does nothing where attached */
@@ -57,9 +58,9 @@ static int try_tracing(enum bpf_attach_type at, const char *name, int kind)
 	return err;
 }
 
-static int try_sleepable_uprobe(void)
+static int try_uprobe_prog(__u32 flags, enum bpf_attach_type at)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, po, .prog_flags = BPF_F_SLEEPABLE);
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .prog_flags = flags, .expected_attach_type = at);
 	int prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ss_probe", "GPL", ret0, ARRAY_SIZE(ret0),
 				 &po);
 
@@ -90,7 +91,14 @@ int feature_probe(enum feature f)
 		r = try_tracing(BPF_TRACE_FENTRY, "do_sys_openat2", BTF_KIND_FUNC);
 		break;
 	case FEATURE_SLEEPABLE_UPROBE:
-		r = try_sleepable_uprobe();
+		r = try_uprobe_prog(BPF_F_SLEEPABLE, 0);
+		break;
+	case FEATURE_UPROBE_MULTI:
+		/* the kernel checks the attach type at load: graph's
+		 * programs are plain and sleepable, so both are tried */
+		r = try_uprobe_prog(0, ATTACH_UPROBE_MULTI);
+		if (!r)
+			r = try_uprobe_prog(BPF_F_SLEEPABLE, ATTACH_UPROBE_MULTI);
 		break;
 	default:
 		r = -EINVAL;
@@ -108,6 +116,7 @@ const char *feature_name(enum feature f)
 		[FEATURE_TP_BTF] = "tp_btf",
 		[FEATURE_FENTRY] = "fentry",
 		[FEATURE_SLEEPABLE_UPROBE] = "sleepable uprobe",
+		[FEATURE_UPROBE_MULTI] = "uprobe multi-link",
 	};
 
 	return f < FEATURE_NR ? names[f] : "?";

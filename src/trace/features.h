@@ -11,6 +11,7 @@ enum feature {
 	FEATURE_TP_BTF,		/* tp_btf programs (sched_switch tried) */
 	FEATURE_FENTRY,		/* fentry on a kernel function */
 	FEATURE_SLEEPABLE_UPROBE,	/* uprobe programs that may fault user memory in */
+	FEATURE_UPROBE_MULTI,	/* many uprobes in one link (sleepable ones too) */
 	FEATURE_NR,
 };
 

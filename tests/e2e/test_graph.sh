@@ -203,12 +203,42 @@ test_running_process_and_clean_detach() {
 	kill -0 $pid 2>/dev/null || fail "the traced process died"
 	# perf-event uprobes of any process still on the workload's file
 	perf_after=$(bpftool perf list 2>/dev/null | grep -cE "uprobe .*(/proc/$pid/exe|graph_bench)" || true)
+	multi_after=$(graph_multi_links)
 	kill $pid
 	wait $pid 2>/dev/null
 	[ $rc = 0 ] || fail "exit $rc: $(cat err.txt)"
 	grep -qE '^ *[0-9]+ +[0-9]+\) +[0-9.]+ us \|  small\(x=[0-9]+\) = [0-9]+;$' out.txt ||
 		fail "no small() calls: $(head -3 out.txt)"
 	[ "$perf_after" = 0 ] || fail "uprobes left attached: $perf_after"
+	[ "$multi_after" = 0 ] || fail "uprobe multi-links left: $multi_after"
+}
+
+# uprobe multi-links (bpftool names them by type number on this release)
+# whose program is one of graph's
+graph_multi_links() {
+	bpftool link list 2>/dev/null | awk '/^[0-9]+: (type 12|uprobe_multi) / { print $4 }' |
+		while read -r prog; do bpftool prog show id "$prog" 2>/dev/null; done |
+		grep -cE 'name on_(entry|entry_str|exit|late) ' || true
+}
+
+# At the 1000-function limit, stopping detaches every probe at once: one
+# by one, each uprobe waits for the kernel (over a minute for 1000).
+test_sigint_with_a_thousand_probes() {
+	sleep 120 &
+	pid=$!
+	"$SS" graph -v -p $pid --func 'libc:[a-f]*' -o out.txt 2>err.txt &
+	ss=$!
+	wait_for "grep -q 'uprobes attached' err.txt" 60
+	n=$(sed -n 's/.* \([0-9]*\) uprobes attached.*/\1/p' err.txt)
+	[ "${n:-0}" -ge 500 ] || fail "only ${n:-0} uprobes: $(tail -3 err.txt)"
+	kill -INT $ss
+	wait_for "! kill -0 $ss 2>/dev/null" 30
+	wait $ss
+	rc=$?
+	kill $pid
+	[ $rc = 0 ] || fail "exit $rc: $(tail -3 err.txt)"
+	grep -q '^stackscope graph: .* functions probed' err.txt || fail "no closing line: $(tail -3 err.txt)"
+	[ "$(graph_multi_links)" = 0 ] || fail "uprobe multi-links left"
 }
 
 test_exit_status_and_signals() {

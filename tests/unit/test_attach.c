@@ -156,6 +156,7 @@ TEST(features_probed_on_this_kernel)
 		SKIP("probing program types needs root");
 	CHECK_INT(feature_probe(FEATURE_RINGBUF), 0);
 	CHECK_INT(feature_probe(FEATURE_TP_BTF), 0);
+	CHECK_INT(feature_probe(FEATURE_UPROBE_MULTI), 0);	/* Linux 6.6 and later */
 	/* cached: asked twice, the same answer */
 	CHECK_INT(feature_probe(FEATURE_TP_BTF), feature_probe(FEATURE_TP_BTF));
 	/* fentry is refused on the machines this runs on, allowed elsewhere:

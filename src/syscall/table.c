@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common.h"
 #include "syscall/table.h"
+#include "trace/tracefs.h"
 #include "syscall/names_x86_64.h"
 
 struct sc_table {
@@ -154,43 +154,19 @@ struct sc_table *sc_table_load_dir(const char *dir)
 	return t;
 }
 
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 struct sc_table *sc_table_load(void)
 {
-	static const char *const mounted[] = {
-		"/sys/kernel/tracing/events/syscalls",
-		"/sys/kernel/debug/tracing/events/syscalls",
-	};
-	char dir[] = "/run/stackscope-tracefs.XXXXXX", events[64];
+	struct tracefs *tfs = tracefs_open();
+	char events[128];
 	struct sc_table *t;
 
-	for (size_t i = 0; i < ARRAY_SIZE(mounted); i++)
-		if (is_dir(mounted[i]))
-			return sc_table_load_dir(mounted[i]);
-	/* Not mounted: mount tracefs privately for the read, and take it away
-	 * again, rather than change the machine's mounts. */
-	if (!mkdtemp(dir)) {
-		msg("tracefs is not mounted and %s cannot be created: %s; syscall arguments "
-		    "shown raw", dir, strerror(errno));
+	if (!tfs) {
+		msg("syscall arguments shown raw");
 		return sc_table_load_dir(NULL);
 	}
-	if (mount("tracefs", dir, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
-		msg("tracefs: cannot mount on %s: %s; syscall arguments shown raw", dir,
-		    strerror(errno));
-		rmdir(dir);
-		return sc_table_load_dir(NULL);
-	}
-	snprintf(events, sizeof(events), "%s/events/syscalls", dir);
+	snprintf(events, sizeof(events), "%s/syscalls", tracefs_events(tfs));
 	t = sc_table_load_dir(events);
-	if (umount2(dir, MNT_DETACH))
-		msg("tracefs: cannot unmount %s: %s", dir, strerror(errno));
-	rmdir(dir);
+	tracefs_close(tfs);
 	if (t && !t->described)
 		msg("tracefs has no syscall events (CONFIG_FTRACE_SYSCALLS off?); syscall "
 		    "arguments shown raw");

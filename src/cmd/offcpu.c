@@ -24,7 +24,8 @@ static const char usage_text[] =
 "usage: stackscope offcpu [-p PID[,PID...]] [-t TID] [-d SECONDS] [-m MIN_US] [-M MAX_US]\n"
 "                         [-u | -k] [-U | -K] [--state any|sleep|disk] [--wakers]\n"
 "                         [-o FILE] [--format svg|folded|pprof] [--offsets]\n"
-"                         [--unwind auto|fp|tables] [--stack-size BYTES] [-- CMD ARGS...]\n"
+"                         [--unwind auto|fp|tables] [--stack-size BYTES]\n"
+"                         [--per-pid | --per-thread] [-- CMD ARGS...]\n"
 "\n"
 "Time threads spend off the CPU (blocked, sleeping, preempted), by the kernel +\n"
 "user stack at which they left it.  Folded values are microseconds.\n"
@@ -48,6 +49,9 @@ static const char usage_text[] =
 "                   thread returns from its syscall), fp (frame pointers, walked\n"
 "                   in the kernel when the thread blocks), tables\n"
 "  --stack-size N   bytes of user stack copied per wait (default 16384)\n"
+"  --per-pid        a frame per process under its name: comm;[pid 1234];...\n"
+"  --per-thread     a frame per thread under its name: comm;[tid 1235 NAME];...\n"
+"                   (pprof: labels tid and thread_name)\n"
 "  -v               say more\n"
 "  -- CMD ARGS...   run CMD (and its children), gated until tracing is live\n";
 

@@ -26,7 +26,8 @@
 static const char usage_text[] =
 "usage: stackscope profile [-F HZ] [-p PID[,PID...]] [-d SECONDS] [-U | -K]\n"
 "                          [-o FILE] [--format svg|folded|pprof] [--offsets]\n"
-"                          [--unwind auto|fp|tables] [--stack-size BYTES] [-- CMD ARGS...]\n"
+"                          [--unwind auto|fp|tables] [--stack-size BYTES]\n"
+"                          [--per-pid | --per-thread] [-- CMD ARGS...]\n"
 "\n"
 "Samples kernel + user stacks on every CPU with a cpu-clock event.\n"
 "  -F HZ            samples per second per CPU (default 99)\n"
@@ -42,6 +43,9 @@ static const char usage_text[] =
 "                   walked in the kernel), tables (unwind tables only)\n"
 "  --stack-size N   bytes of user stack copied per sample for unwinding\n"
 "                   (default 16384, at most 32768)\n"
+"  --per-pid        a frame per process under its name: comm;[pid 1234];...\n"
+"  --per-thread     a frame per thread under its name: comm;[tid 1235 NAME];...\n"
+"                   (pprof: labels tid and thread_name)\n"
 "  -v               say more (libbpf messages, timings)\n"
 "  -- CMD ARGS...   run CMD (and its children), gated until sampling is live\n";
 

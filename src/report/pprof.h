@@ -22,7 +22,9 @@
  *     mapping, so the pprof shows the same stacks by name as folded
  *     output; the innermost FRAME_COMM frame also gives the labels
  *     "comm" (its name) and "pid" (its addr, stacks/frame.h), an outer one
- *     (offcpu --wakers) "waker_comm" and "waker_pid". */
+ *     (offcpu --wakers) "waker_comm" and "waker_pid"; a FRAME_TASK frame
+ *     of a thread under the innermost ("[tid 1235 NAME]", --per-thread)
+ *     the labels "tid" and "thread_name". */
 #ifndef STACKSCOPE_REPORT_PPROF_H
 #define STACKSCOPE_REPORT_PPROF_H
 #include <stdbool.h>

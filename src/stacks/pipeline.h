@@ -32,11 +32,15 @@ struct stackpipe_opts {
 	bool user;		/* user frames wanted: side-band, /proc, unwinding */
 	bool offsets;		/* kernel frames as func+0xOFF */
 	enum unwind_mode unwind;
+	/* a FRAME_TASK frame under the process's name (stacks/frame.h):
+	 * "[pid 1234]"; per_thread: "[tid 1235 NAME]" (needs the samples' tid) */
+	bool per_pid, per_thread;
 };
 
 /* One aggregated stack as a capture read it, for stackpipe_add(). */
 struct stack_sample {
 	uint32_t pid, gen;
+	uint32_t tid;			/* --per-thread only, else 0 */
 	char comm[17];
 	int nk, nu;			/* depth; 0 none; -1 lost */
 	bool utrunc;			/* the user chain is incomplete */

@@ -384,16 +384,10 @@ static void write_sample(struct pw *w, struct pb *out, struct pb *smp, struct pb
 		label(w, smp, tmp, "comm", comm->name, NULL);
 		label(w, smp, tmp, "pid", NULL, &comm->addr);
 	}
-	if (task && !strncmp(task->name, "[tid ", 5)) {
-		/* "[tid 1235 NAME]": the thread and its name */
-		const char *name = strchr(task->name + 5, ' ');
-		char buf[40];
-
-		snprintf(buf, sizeof(buf), "%s", name ? name + 1 : "");
-		if (buf[0])
-			buf[strlen(buf) - 1] = 0;
+	if (task && comm && !strncmp(task->name, "[tid ", 5)) {
+		/* the comm is the thread's name at the sample */
 		label(w, smp, tmp, "tid", NULL, &task->addr);
-		label(w, smp, tmp, "thread_name", buf, NULL);
+		label(w, smp, tmp, "thread_name", comm->name, NULL);
 	}
 	if (waker) {
 		label(w, smp, tmp, "waker_comm", waker->name, NULL);

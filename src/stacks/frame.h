@@ -10,7 +10,7 @@
 /* FRAME_MARK: synthetic frames such as "[truncated]", "[lost stack]" or a
  * "--" separator between a waker's stack and the blocked thread's.
  * FRAME_TASK: one process or thread of a FRAME_COMM, right under it, when
- * asked (--per-pid: "[pid 1234]", --per-thread: "[tid 1235 NAME]"). */
+ * asked (--per-pid: "[pid 1234]", --per-thread: "[tid 1235]"). */
 enum frame_kind { FRAME_USER, FRAME_KERNEL, FRAME_COMM, FRAME_MARK, FRAME_TASK };
 
 /* The file a frame's code came from, as the kernel mapped it.  Kernel

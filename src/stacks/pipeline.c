@@ -119,6 +119,7 @@ static int on_snapshot(void *arg, void *data, size_t size)
 	comm[16] = 0;
 	err = stackagg_add(sp->unwound,
 			   &(struct stackagg_key){ .pid = s.pid, .gen = s.gen, .comm = comm,
+						   .tid = sp->o.per_thread ? s.tid : 0,
 						   .kstack = s.kstack, .extra = s.extra,
 						   .extra_len = s.extra_len },
 			   ips, n, trunc, s.value);
@@ -236,7 +237,7 @@ static int thread_frames(const struct stackpipe *sp, struct symbolizer *sym, str
 
 	fr[n++] = (struct frame){ comm[0] ? comm : "[unknown]", FRAME_COMM, .addr = pid };
 	if (sp->o.per_thread && tid) {
-		snprintf(task, task_size, "[tid %u %s]", tid, comm[0] ? comm : "?");
+		snprintf(task, task_size, "[tid %u]", tid);
 		fr[n++] = (struct frame){ task, FRAME_TASK, .addr = tid };
 	} else if (sp->o.per_pid || sp->o.per_thread) {
 		snprintf(task, task_size, "[pid %u]", pid);

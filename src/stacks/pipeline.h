@@ -33,7 +33,7 @@ struct stackpipe_opts {
 	bool offsets;		/* kernel frames as func+0xOFF */
 	enum unwind_mode unwind;
 	/* a FRAME_TASK frame under the process's name (stacks/frame.h):
-	 * "[pid 1234]"; per_thread: "[tid 1235 NAME]" (needs the samples' tid) */
+	 * "[pid 1234]"; per_thread: "[tid 1235]" (the samples' tid) */
 	bool per_pid, per_thread;
 };
 
@@ -60,6 +60,7 @@ struct stack_sample {
 /* A user-stack snapshot as a BPF program queued it. */
 struct stack_snapshot {
 	uint32_t pid, gen;
+	uint32_t tid;			/* aggregated apart only with per_thread */
 	const char *comm;		/* up to 16 bytes, maybe unterminated */
 	uint64_t kstack;		/* handle into the BPF `stacks` map */
 	struct unwind_regs regs;

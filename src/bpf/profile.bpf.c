@@ -18,6 +18,8 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile bool want_kernel = true;
 const volatile bool want_user = true;
 const volatile __u32 ustack_mode = USTACK_FP;
+/* --per-thread: samples counted per thread, not only per process */
+const volatile bool per_thread = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -100,6 +102,7 @@ static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 	b->hdr.pid = key->pid;
 	b->hdr.gen = key->gen;
 	b->hdr.kstack = key->kstack;
+	b->hdr.tid = key->tid;
 	__builtin_memcpy(b->hdr.comm, key->comm, sizeof(b->hdr.comm));
 	if (copied > SNAPSHOT_MAX)
 		return -1;
@@ -125,6 +128,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 
 	key.pid = pid;
 	key.gen = gen_of(pid);
+	if (per_thread)
+		key.tid = (__u32)id;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_kernel)
 		key.kstack = record_stack(ctx, 0);

@@ -15,6 +15,8 @@ struct profile_key {
 	__u64 kstack;		/* handle into `stacks` */
 	__u64 ustack;
 	char comm[TASK_COMM_LEN_]; /* thread name at the sample */
+	__u32 tid;		/* 0 unless per_thread (--per-thread) */
+	__u32 pad;
 };
 
 /* Indexes of the per-CPU `stats` array: every sample and stack that could
@@ -37,7 +39,7 @@ struct profile_snapshot {
 	__u64 kstack;		/* handle into `stacks` */
 	__u64 ip, sp, bp;	/* user registers at the sample */
 	__u32 size;		/* bytes in data */
-	__u32 pad;
+	__u32 tid;		/* as in profile_key */
 	char comm[TASK_COMM_LEN_];
 	/* followed by the stack bytes [sp, sp + size) */
 };

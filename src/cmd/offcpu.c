@@ -24,7 +24,8 @@ static const char usage_text[] =
 "usage: stackscope offcpu [-p PID[,PID...]] [-t TID] [-d SECONDS] [-m MIN_US] [-M MAX_US]\n"
 "                         [-u | -k] [-U | -K] [--state any|sleep|disk] [--wakers]\n"
 "                         [-o FILE] [--format svg|folded|pprof] [--offsets]\n"
-"                         [--unwind auto|fp|tables] [--stack-size BYTES] [-- CMD ARGS...]\n"
+"                         [--unwind auto|fp|tables] [--stack-size BYTES]\n"
+"                         [--per-pid | --per-thread] [-- CMD ARGS...]\n"
 "\n"
 "Time threads spend off the CPU (blocked, sleeping, preempted), by the kernel +\n"
 "user stack at which they left it.  Folded values are microseconds.\n"
@@ -48,6 +49,9 @@ static const char usage_text[] =
 "                   thread returns from its syscall), fp (frame pointers, walked\n"
 "                   in the kernel when the thread blocks), tables\n"
 "  --stack-size N   bytes of user stack copied per wait (default 16384)\n"
+"  --per-pid        a frame per process under its name: comm;[pid 1234];...\n"
+"  --per-thread     a frame per thread under its name: comm;[tid 1235];...\n"
+"                   (comm is the thread's name; pprof: labels tid, thread_name)\n"
 "  -v               say more\n"
 "  -- CMD ARGS...   run CMD (and its children), gated until tracing is live\n";
 
@@ -171,7 +175,7 @@ static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot
 				      .kstack = k->waker_kstack, .ustack = k->waker_ustack };
 	memcpy(r->w.comm, k->waker_comm, sizeof(r->w.comm));
 	*out = (struct stack_snapshot){
-		.pid = k->pid, .gen = k->gen, .comm = k->comm, .kstack = k->kstack,
+		.pid = k->pid, .gen = k->gen, .tid = k->tid, .comm = k->comm, .kstack = k->kstack,
 		.regs = { h->ip, h->sp, h->bp }, .stack = h + 1, .size = h->size,
 		.value = h->ns, .extra = &r->w, .extra_len = r->wakers ? sizeof(r->w) : 0,
 	};
@@ -251,6 +255,7 @@ static int add_wait(struct stackpipe *sp, struct offcpu_run *r, const struct off
 	memset(smp, 0, sizeof(*smp));
 	smp->pid = key->pid;
 	smp->gen = key->gen;
+	smp->tid = key->tid;	/* the kernel counts per thread already */
 	smp->value = (ns + 500) / 1000;	/* microseconds */
 	if (!smp->value) {
 		r->tiny++;
@@ -306,7 +311,8 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 	/* waits whose user stack was copied at syscall exit */
 	for (size_t i = 0; unwound && i < stackagg_count(unwound); i++) {
 		const struct stackagg_entry *e = stackagg_get(unwound, i);
-		struct offcpu_key k = { .pid = e->pid, .gen = e->gen, .kstack = e->kstack };
+		struct offcpu_key k = { .pid = e->pid, .tid = e->tid, .gen = e->gen,
+					.kstack = e->kstack };
 
 		memcpy(k.comm, e->comm, sizeof(k.comm));
 		if (e->extra_len == sizeof(struct waker_extra)) {

@@ -26,7 +26,8 @@
 static const char usage_text[] =
 "usage: stackscope profile [-F HZ] [-p PID[,PID...]] [-d SECONDS] [-U | -K]\n"
 "                          [-o FILE] [--format svg|folded|pprof] [--offsets]\n"
-"                          [--unwind auto|fp|tables] [--stack-size BYTES] [-- CMD ARGS...]\n"
+"                          [--unwind auto|fp|tables] [--stack-size BYTES]\n"
+"                          [--per-pid | --per-thread] [-- CMD ARGS...]\n"
 "\n"
 "Samples kernel + user stacks on every CPU with a cpu-clock event.\n"
 "  -F HZ            samples per second per CPU (default 99)\n"
@@ -42,6 +43,9 @@ static const char usage_text[] =
 "                   walked in the kernel), tables (unwind tables only)\n"
 "  --stack-size N   bytes of user stack copied per sample for unwinding\n"
 "                   (default 16384, at most 32768)\n"
+"  --per-pid        a frame per process under its name: comm;[pid 1234];...\n"
+"  --per-thread     a frame per thread under its name: comm;[tid 1235];...\n"
+"                   (comm is the thread's name; pprof: labels tid, thread_name)\n"
 "  -v               say more (libbpf messages, timings)\n"
 "  -- CMD ARGS...   run CMD (and its children), gated until sampling is live\n";
 
@@ -96,7 +100,7 @@ static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot
 	if (size < sizeof(*h) || h->size > size - sizeof(*h))
 		return false;
 	*out = (struct stack_snapshot){
-		.pid = h->pid, .gen = h->gen, .comm = h->comm, .kstack = h->kstack,
+		.pid = h->pid, .gen = h->gen, .tid = h->tid, .comm = h->comm, .kstack = h->kstack,
 		.regs = { h->ip, h->sp, h->bp }, .stack = h + 1, .size = h->size, .value = 1,
 	};
 	return true;
@@ -131,6 +135,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	skel->rodata->follow_forks = session_child(s) != 0;
 	skel->rodata->want_kernel = !r->o.user_only;
 	skel->rodata->want_user = !r->o.kernel_only;
+	skel->rodata->per_thread = r->o.per_thread;
 	skel->rodata->ustack_mode = snapshots_on(r) ? USTACK_SNAPSHOT : USTACK_FP;
 	skel->rodata->snapshot_bytes = r->o.stack_size;
 	if (snapshots_on(r))
@@ -195,6 +200,7 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 		smp = (struct stack_sample){
 			.pid = key.pid,
 			.gen = key.gen,
+			.tid = key.tid,
 			.value = count,
 		};
 		memcpy(smp.comm, key.comm, sizeof(key.comm));
@@ -211,7 +217,7 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 		const struct stackagg_entry *e = stackagg_get(unwound, i);
 
 		smp = (struct stack_sample){
-			.pid = e->pid, .gen = e->gen, .value = e->value,
+			.pid = e->pid, .gen = e->gen, .tid = e->tid, .value = e->value,
 			.nu = e->n, .utrunc = e->truncated,
 		};
 		memcpy(smp.comm, e->comm, sizeof(smp.comm));

@@ -28,6 +28,12 @@ int stackcmd_parse_opt(struct stackcmd_opts *o, int c, const char *arg)
 	case 'O':
 		o->offsets = true;
 		return 1;
+	case STACKCMD_PER_PID:
+		o->per_pid = true;
+		return 1;
+	case STACKCMD_PER_THREAD:
+		o->per_thread = true;
+		return 1;
 	case 'W':
 		if (unwind_mode_parse(arg, &o->unwind)) {
 			msg("--unwind %s: expected auto, fp or tables", arg);
@@ -79,6 +85,8 @@ struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o)
 		.user = !o->kernel_only,
 		.offsets = o->offsets,
 		.unwind = o->unwind,
+		.per_pid = o->per_pid,
+		.per_thread = o->per_thread,
 	};
 }
 

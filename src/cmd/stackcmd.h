@@ -23,6 +23,8 @@ struct stackcmd_opts {
 	bool format_given;
 	enum unwind_mode unwind;	/* --unwind */
 	long stack_size;	/* --stack-size: bytes of user stack copied */
+	bool per_pid;		/* --per-pid */
+	bool per_thread;	/* --per-thread */
 };
 
 /* Long options every stack command takes (getopt_long entries). */
@@ -30,7 +32,12 @@ struct stackcmd_opts {
 	{ "format", required_argument, NULL, 'f' },                  \
 	{ "offsets", no_argument, NULL, 'O' },                       \
 	{ "unwind", required_argument, NULL, 'W' },                  \
-	{ "stack-size", required_argument, NULL, 'S' }
+	{ "stack-size", required_argument, NULL, 'S' },              \
+	{ "per-pid", no_argument, NULL, STACKCMD_PER_PID },          \
+	{ "per-thread", no_argument, NULL, STACKCMD_PER_THREAD }
+
+/* Codes of long options without a short one. */
+enum { STACKCMD_PER_PID = 0x200, STACKCMD_PER_THREAD };
 
 void stackcmd_init(struct stackcmd_opts *o, const char *name);
 /* 1 handled, 0 not one of them, else minus an exit status (said). */

@@ -33,7 +33,7 @@
 static const char usage_text[] =
 "usage: stackscope syscalls [-p PID[,PID...]] [-f] [-e SYSCALL[,SYSCALL...]] [--failed]\n"
 "                           [--min-duration US] [-s STRSIZE] [-k] [-c] [-d SECONDS]\n"
-"                           [--format text|json] [--buffer-size BYTES] [-o FILE]\n"
+"                           [--format text|json|trace] [--buffer-size BYTES] [-o FILE]\n"
 "                           [-- CMD ARGS...]\n"
 "\n"
 "One line per syscall, written when it returns: entry time, (+time spent in it),\n"
@@ -48,7 +48,9 @@ static const char usage_text[] =
 "  -k                 the user stack of each call, symbolized, after its line\n"
 "  -c                 no lines: a table of calls, errors and time per syscall\n"
 "  -d SECONDS         stop after this long (else at Ctrl-C, or when CMD exits)\n"
-"  --format FMT       text (default) or json (one object per line)\n"
+"  --format FMT       text (default), json (one object per line) or trace\n"
+"                     (Chrome / Perfetto trace events: a slice per call on its\n"
+"                     thread's track; opens in ui.perfetto.dev)\n"
 "  --buffer-size N    ring buffer bytes (default 8M per CPU, 16M to 128M; K/M\n"
 "                     suffixes)\n"
 "  -o FILE            write there instead of stdout\n"
@@ -161,7 +163,8 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 			break;
 		case 'j':
 			if (report_format_parse(optarg,
-						REPORT_MASK(REPORT_TEXT) | REPORT_MASK(REPORT_JSON),
+						REPORT_MASK(REPORT_TEXT) | REPORT_MASK(REPORT_JSON) |
+							REPORT_MASK(REPORT_TRACE),
 						&r->format))
 				return 2;
 			break;
@@ -185,6 +188,10 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 		return 2;
 	if (r->summary && r->stacks) {
 		msg("-c and -k exclude each other (-c writes no lines to put stacks under)");
+		return 2;
+	}
+	if (r->summary && r->format == REPORT_TRACE) {
+		msg("-c and --format trace exclude each other (-c writes a table, no calls)");
 		return 2;
 	}
 	return 0;
@@ -394,7 +401,9 @@ static int setup(struct sc_run *r, struct session *s)
 	out = session_output(s);
 	if (!out)
 		return -errno;
-	syslines_init(&r->w, out, r->format, r->strsize);
+	err = syslines_init(&r->w, out, r->format, r->strsize);
+	if (err)
+		return err;
 	struct bpf_program *progs[] = {
 		skel->progs.on_sys_enter, skel->progs.on_sys_exit, skel->progs.on_exit,
 		skel->progs.on_fork, skel->progs.on_exec,
@@ -522,6 +531,7 @@ int cmd_syscalls(int argc, char **argv)
 	session_detach(s);
 	if (!err)
 		err = finish(&r, s);
+	syslines_end(&r.w);
 	ret = session_end(s, err);
 	if (!err)
 		print_losses(&r, percpu_sum(bpf_map__fd(r.skel->maps.sc_stats), SCSTAT_LOST));

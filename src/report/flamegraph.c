@@ -358,6 +358,7 @@ static void frame_color(char out[8], enum flame_palette pal, enum frame_kind kin
 			hsl_hex(out, 80 + 55 * v1, 0.4 + 0.2 * v2, 0.52 + 0.12 * v3);
 		break;
 	case FRAME_COMM:
+	case FRAME_TASK:
 		if (pal == FLAME_HOT) /* slate */
 			hsl_hex(out, 215, 0.2 + 0.1 * v2, 0.64 + 0.08 * v3);
 		else /* sand */

@@ -1,7 +1,8 @@
 /* The call graph as Chrome / Perfetto trace events: a call whose callees
  * follow is a "B" event and its close an "E" event, a call shown whole an
  * "X" event; the arguments, the return value and the CPU are the event's
- * args.  A call without a return is a "B"/"E" pair, the "E" saying why. */
+ * args.  A call without a return is a "B"/"E" pair, the "E" saying why.
+ * Each thread's track is named by "M" events before its first call. */
 #include "report/graph_writer.h"
 #include "report/trace_events.h"
 
@@ -18,6 +19,7 @@ static void args(struct trace_events *te, const struct graph_line *l)
 
 static void trace_call_open(void *w, const struct graph_line *l)
 {
+	trace_event_thread(w, l->pid, l->tid, NULL);
 	trace_event_start(w, TRACE_BEGIN, l->name, l->pid, l->tid, l->ts, 0);
 	trace_event_arg_u64(w, "cpu", l->cpu);
 	args(w, l);
@@ -26,6 +28,7 @@ static void trace_call_open(void *w, const struct graph_line *l)
 
 static void trace_call_leaf(void *w, const struct graph_line *l)
 {
+	trace_event_thread(w, l->pid, l->tid, NULL);
 	if (l->why) {
 		trace_call_open(w, l);
 		trace_event_start(w, TRACE_END, l->name, l->pid, l->tid, l->ts + l->dur, 0);
@@ -44,6 +47,7 @@ static void trace_call_leaf(void *w, const struct graph_line *l)
 
 static void trace_call_close(void *w, const struct graph_line *l)
 {
+	trace_event_thread(w, l->pid, l->tid, NULL);
 	trace_event_start(w, TRACE_END, l->name, l->pid, l->tid, l->ts, 0);
 	trace_event_arg_u64(w, "cpu", l->cpu);
 	if (l->why)

@@ -352,7 +352,7 @@ static void label(struct pw *w, struct pb *smp, struct pb *tmp, const char *key,
 static void write_sample(struct pw *w, struct pb *out, struct pb *smp, struct pb *tmp,
 			 const struct stack_entry *e, const struct pprof_opts *o)
 {
-	const struct frame *comm = NULL, *waker = NULL;
+	const struct frame *comm = NULL, *waker = NULL, *task = NULL;
 
 	for (unsigned int d = e->depth; d-- > 0;) {
 		const struct frame *fr = &e->frames[d];
@@ -368,6 +368,8 @@ static void write_sample(struct pw *w, struct pb *out, struct pb *smp, struct pb
 				comm = fr;
 			else if (!waker)
 				waker = fr;
+		} else if (fr->kind == FRAME_TASK && !task && !comm) {
+			task = fr;
 		}
 	}
 	pb_msg(smp, SAMPLE_LOCATION_ID, tmp);
@@ -381,6 +383,11 @@ static void write_sample(struct pw *w, struct pb *out, struct pb *smp, struct pb
 	if (comm) {
 		label(w, smp, tmp, "comm", comm->name, NULL);
 		label(w, smp, tmp, "pid", NULL, &comm->addr);
+	}
+	if (task && comm && !strncmp(task->name, "[tid ", 5)) {
+		/* the comm is the thread's name at the sample */
+		label(w, smp, tmp, "tid", NULL, &task->addr);
+		label(w, smp, tmp, "thread_name", comm->name, NULL);
 	}
 	if (waker) {
 		label(w, smp, tmp, "waker_comm", waker->name, NULL);

@@ -22,7 +22,10 @@
  *     mapping, so the pprof shows the same stacks by name as folded
  *     output; the innermost FRAME_COMM frame also gives the labels
  *     "comm" (its name) and "pid" (its addr, stacks/frame.h), an outer one
- *     (offcpu --wakers) "waker_comm" and "waker_pid". */
+ *     (offcpu --wakers) "waker_comm" and "waker_pid"; a FRAME_TASK frame
+ *     of a thread under the innermost ("[tid 1235]", --per-thread) the
+ *     labels "tid" (its addr) and "thread_name" (the comm: a thread's
+ *     name at the sample). */
 #ifndef STACKSCOPE_REPORT_PPROF_H
 #define STACKSCOPE_REPORT_PPROF_H
 #include <stdbool.h>

@@ -53,9 +53,9 @@ uint64_t stacks_total(const struct stacks *s);
 void stacks_sort(struct stacks *s);
 
 /* Lexical order of two stacks, root frame first: frame names by strcmp(),
- * then kind (user < kernel < comm < mark), and a stack before every longer
- * stack it is a prefix of; stacks equal so far by address, then module
- * path and build id.  0 only for equal stacks. */
+ * then kind (user < kernel < comm < mark < task), and a stack before
+ * every longer stack it is a prefix of; stacks equal so far by address,
+ * then module path and build id.  0 only for equal stacks. */
 int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b);
 
 #endif

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,7 +7,7 @@
 #include "report/json.h"
 #include "report/syslines.h"
 
-void syslines_init(struct syslines *w, FILE *f, enum report_format format, int strsize)
+int syslines_init(struct syslines *w, FILE *f, enum report_format format, int strsize)
 {
 	struct timespec rt, mono;
 
@@ -16,6 +17,80 @@ void syslines_init(struct syslines *w, FILE *f, enum report_format format, int s
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	w->wall_offset = (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
+	if (format != REPORT_TRACE)
+		return 0;
+	w->call = open_memstream(&w->call_buf, &w->call_len);
+	if (!w->call)
+		return -errno;
+	trace_events_begin(&w->te, f);
+	return 0;
+}
+
+void syslines_end(struct syslines *w)
+{
+	if (!w->call)
+		return;
+	trace_events_end(&w->te, w->lost);
+	fclose(w->call);
+	free(w->call_buf);
+	w->call = NULL;
+	w->call_buf = NULL;
+}
+
+/* The whole stack in one string, innermost first, a line a frame. */
+static void trace_stack(struct syslines *w, const struct sysline_stack *st)
+{
+	FILE *f = w->call;
+
+	rewind(f);
+	if (st->n < 0)
+		fputs("[lost user stack]", f);
+	for (int i = 0; i < st->n; i++)
+		fprintf(f, "%s%s", i ? "\n" : "", st->names[i]);
+	if (st->truncated)
+		fputs("\n[truncated]", f);
+	fputc(0, f);
+	fflush(f);
+	trace_event_arg_str(&w->te, "stack", w->call_buf);
+}
+
+static void trace_call(struct syslines *w, const struct sc_info *si, const struct sc_record *rec,
+		       size_t size, const struct sysline_stack *stack)
+{
+	bool resumed = rec->flags & SC_F_RESUMED;
+	bool done = rec->exit_ns && !resumed && !(rec->flags & SC_F_UNFINISHED);
+	struct trace_events *te = &w->te;
+
+	/* the line first: a memstream's buffer moves as it grows */
+	rewind(w->call);
+	sc_print_call(w->call, si, rec, size, &w->fmt);
+	fputc(0, w->call);
+	fflush(w->call);
+	trace_event_thread(te, rec->pid, rec->tid, strndupa(rec->comm, SC_COMM_LEN));
+	/* one end only: a slice of no duration there, so it nests */
+	trace_event_start(te, TRACE_COMPLETE, si->name, rec->pid, rec->tid,
+			  resumed ? rec->exit_ns : rec->enter_ns,
+			  done ? rec->exit_ns - rec->enter_ns : 0);
+	trace_event_arg_str(te, "call", w->call_buf);
+	if (done || resumed) {
+		trace_event_arg_i64(te, "return", rec->ret);
+		if (rec->ret < 0 && rec->ret >= -4095) {
+			const char *e = sc_errno_name((int)-rec->ret);
+
+			if (e)
+				trace_event_arg_str(te, "errno", e);
+		}
+	}
+	trace_event_arg_u64(te, "cpu", rec->cpu);
+	if (rec->flags & SC_F_NORET)
+		trace_event_arg_str(te, "no_return", "the call does not return");
+	else if (rec->flags & SC_F_UNFINISHED)
+		trace_event_arg_str(te, "unfinished", "the thread ended or tracing stopped in it");
+	else if (resumed)
+		trace_event_arg_str(te, "resumed", "entered before tracing began");
+	if (stack)
+		trace_stack(w, stack);
+	trace_event_finish(te);
 }
 
 static bool is_json(const struct syslines *w)
@@ -123,6 +198,10 @@ void syslines_call(struct syslines *w, const struct sc_info *si, const struct sc
 	uint64_t when = resumed ? rec->exit_ns : rec->enter_ns;
 	FILE *f = w->f;
 
+	if (w->format == REPORT_TRACE) {
+		trace_call(w, si, rec, size, stack);
+		return;
+	}
 	if (is_json(w)) {
 		fputs("{\"type\":\"syscall\",", f);
 		json_time(w, when);
@@ -193,6 +272,8 @@ void syslines_exit(struct syslines *w, const struct sc_record *rec)
 	const char *sig = WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : NULL;
 	FILE *f = w->f;
 
+	if (w->format == REPORT_TRACE)
+		return;
 	if (is_json(w)) {
 		fputs("{\"type\":\"exit\",", f);
 		json_time(w, rec->enter_ns);
@@ -217,7 +298,9 @@ void syslines_exit(struct syslines *w, const struct sc_record *rec)
 
 void syslines_lost(struct syslines *w, uint64_t n)
 {
-	if (is_json(w))
+	if (w->format == REPORT_TRACE)
+		w->lost += n;
+	else if (is_json(w))
 		fprintf(w->f, "{\"type\":\"lost\",\"records\":%llu}\n", (unsigned long long)n);
 	else
 		fprintf(w->f, "... %llu records lost ...\n", (unsigned long long)n);

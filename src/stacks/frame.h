@@ -8,8 +8,10 @@
 #include <stdint.h>
 
 /* FRAME_MARK: synthetic frames such as "[truncated]", "[lost stack]" or a
- * "--" separator between a waker's stack and the blocked thread's. */
-enum frame_kind { FRAME_USER, FRAME_KERNEL, FRAME_COMM, FRAME_MARK };
+ * "--" separator between a waker's stack and the blocked thread's.
+ * FRAME_TASK: one process or thread of a FRAME_COMM, right under it, when
+ * asked (--per-pid: "[pid 1234]", --per-thread: "[tid 1235]"). */
+enum frame_kind { FRAME_USER, FRAME_KERNEL, FRAME_COMM, FRAME_MARK, FRAME_TASK };
 
 /* The file a frame's code came from, as the kernel mapped it.  Kernel
  * frames have "[kernel.kallsyms]"; the vDSO "[vdso]". */
@@ -25,8 +27,8 @@ struct frame_module {
  * the call; kernel frames: as the kernel's stack walk gave it); for a
  * FRAME_COMM frame the process id (the pipeline's sample pid, so stacks
  * of two processes with one name stay apart by location and writers by
- * address can label them); 0 for FRAME_MARK frames and frames read from
- * folded text.
+ * address can label them); for a FRAME_TASK frame the pid or tid it
+ * names; 0 for FRAME_MARK frames and frames read from folded text.
  * module NULL: no mapping covers addr.  offset: addr's offset in the
  * module's file (kernel frames: addr itself). */
 struct frame {

@@ -119,6 +119,7 @@ static int on_snapshot(void *arg, void *data, size_t size)
 	comm[16] = 0;
 	err = stackagg_add(sp->unwound,
 			   &(struct stackagg_key){ .pid = s.pid, .gen = s.gen, .comm = comm,
+						   .tid = sp->o.per_thread ? s.tid : 0,
 						   .kstack = s.kstack, .extra = s.extra,
 						   .extra_len = s.extra_len },
 			   ips, n, trunc, s.value);
@@ -224,14 +225,24 @@ uint64_t stackpipe_stack_errors(int map_fd)
 	return k + u + full;
 }
 
-/* One thread's part of a stack: comm, user frames, kernel frames. */
-static int thread_frames(struct symbolizer *sym, struct frame *fr, const char *comm,
-			 uint32_t pid, uint32_t gen, bool utrunc, int nu, const uint64_t *uips,
+/* One thread's part of a stack: comm, its pid or tid if asked, user
+ * frames, kernel frames.  task: room for the FRAME_TASK frame's name
+ * (stacks_add() copies names). */
+static int thread_frames(const struct stackpipe *sp, struct symbolizer *sym, struct frame *fr,
+			 char *task, size_t task_size, const char *comm, uint32_t pid,
+			 uint32_t tid, uint32_t gen, bool utrunc, int nu, const uint64_t *uips,
 			 int nk, const uint64_t *kips)
 {
 	int n = 0;
 
 	fr[n++] = (struct frame){ comm[0] ? comm : "[unknown]", FRAME_COMM, .addr = pid };
+	if (sp->o.per_thread && tid) {
+		snprintf(task, task_size, "[tid %u]", tid);
+		fr[n++] = (struct frame){ task, FRAME_TASK, .addr = tid };
+	} else if (sp->o.per_pid || sp->o.per_thread) {
+		snprintf(task, task_size, "[pid %u]", pid);
+		fr[n++] = (struct frame){ task, FRAME_TASK, .addr = pid };
+	}
 	if (utrunc)
 		fr[n++] = (struct frame){ "[truncated]", FRAME_MARK };
 	if (nu < 0)
@@ -247,19 +258,21 @@ static int thread_frames(struct symbolizer *sym, struct frame *fr, const char *c
 
 int stackpipe_add(struct stackpipe *sp, const struct stack_sample *smp)
 {
-	struct frame fr[2 * (3 + STACK_MAX_DEPTH) + 1 + UNWIND_MAX_DEPTH];
+	struct frame fr[2 * (4 + STACK_MAX_DEPTH) + 1 + UNWIND_MAX_DEPTH];
 	struct symbolizer *sym = symbolizer(sp);
+	char task[2][40];
 	int n = 0;
 
 	if (!sym)
 		return -errno;
 	if (smp->has_waker) {
-		n = thread_frames(sym, fr, smp->waker_comm, smp->waker_pid, smp->waker_gen, false,
-				  smp->wnu, smp->wuips, smp->wnk, smp->wkips);
+		n = thread_frames(sp, sym, fr, task[0], sizeof(task[0]), smp->waker_comm,
+				  smp->waker_pid, 0, smp->waker_gen, false, smp->wnu, smp->wuips,
+				  smp->wnk, smp->wkips);
 		fr[n++] = (struct frame){ "--", FRAME_MARK };
 	}
-	n += thread_frames(sym, fr + n, smp->comm, smp->pid, smp->gen, smp->utrunc, smp->nu,
-			   smp->uips, smp->nk, smp->kips);
+	n += thread_frames(sp, sym, fr + n, task[1], sizeof(task[1]), smp->comm, smp->pid,
+			   smp->tid, smp->gen, smp->utrunc, smp->nu, smp->uips, smp->nk, smp->kips);
 	return stacks_add(sp->stacks, fr, n, smp->value);
 }
 

@@ -32,11 +32,15 @@ struct stackpipe_opts {
 	bool user;		/* user frames wanted: side-band, /proc, unwinding */
 	bool offsets;		/* kernel frames as func+0xOFF */
 	enum unwind_mode unwind;
+	/* a FRAME_TASK frame under the process's name (stacks/frame.h):
+	 * "[pid 1234]"; per_thread: "[tid 1235]" (the samples' tid) */
+	bool per_pid, per_thread;
 };
 
 /* One aggregated stack as a capture read it, for stackpipe_add(). */
 struct stack_sample {
 	uint32_t pid, gen;
+	uint32_t tid;			/* --per-thread only, else 0 */
 	char comm[17];
 	int nk, nu;			/* depth; 0 none; -1 lost */
 	bool utrunc;			/* the user chain is incomplete */
@@ -56,6 +60,7 @@ struct stack_sample {
 /* A user-stack snapshot as a BPF program queued it. */
 struct stack_snapshot {
 	uint32_t pid, gen;
+	uint32_t tid;			/* aggregated apart only with per_thread */
 	const char *comm;		/* up to 16 bytes, maybe unterminated */
 	uint64_t kstack;		/* handle into the BPF `stacks` map */
 	struct unwind_regs regs;

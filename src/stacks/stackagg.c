@@ -62,7 +62,8 @@ static bool same(const void *entry, const void *key)
 	const struct agg_key *ak = key;
 	const struct stackagg_key *k = ak->k;
 
-	return e->pid == k->pid && e->gen == k->gen && e->kstack == k->kstack && e->n == ak->n &&
+	return e->pid == k->pid && e->gen == k->gen && e->tid == k->tid && e->kstack == k->kstack &&
+	       e->n == ak->n &&
 	       e->truncated == ak->truncated && !strncmp(e->comm, k->comm, 16) &&
 	       e->extra_len == k->extra_len &&
 	       (!k->extra_len || !memcmp(e->extra, k->extra, k->extra_len)) &&
@@ -72,8 +73,8 @@ static bool same(const void *entry, const void *key)
 int stackagg_add(struct stackagg *a, const struct stackagg_key *k, const uint64_t *ips, int n,
 		 bool truncated, uint64_t value)
 {
-	uint64_t key[3] = { ((uint64_t)k->pid << 32) | k->gen, k->kstack,
-			    (uint64_t)n << 1 | truncated };
+	uint64_t key[4] = { ((uint64_t)k->pid << 32) | k->gen, k->kstack,
+			    (uint64_t)n << 1 | truncated, k->tid };
 	uint64_t h = hash_block(ips, n * sizeof(*ips), hash_bytes(key, sizeof(key), 0));
 	struct agg_key ak = { k, ips, n, truncated };
 	struct stackagg_entry *e;
@@ -99,7 +100,7 @@ int stackagg_add(struct stackagg *a, const struct stackagg_key *k, const uint64_
 	if (!e)
 		return -ENOMEM;
 	*e = (struct stackagg_entry){
-		.pid = k->pid, .gen = k->gen, .truncated = truncated, .kstack = k->kstack,
+		.pid = k->pid, .gen = k->gen, .tid = k->tid, .truncated = truncated, .kstack = k->kstack,
 		.value = value, .n = n, .ips = (uint64_t *)(e + 1), .extra_len = k->extra_len,
 	};
 	strncpy(e->comm, k->comm, 16);

@@ -1,6 +1,6 @@
 /* Aggregation in user space of samples whose user stack was unwound
- * here: count per (process, generation, thread name, kernel stack handle,
- * user stack, truncated).  The in-kernel `counts` map does the same for
+ * here: count per (process, generation, thread (0 unless asked), thread
+ * name, kernel stack handle, user stack, truncated).  The in-kernel `counts` map does the same for
  * stacks the kernel took whole. */
 #ifndef STACKSCOPE_STACKS_STACKAGG_H
 #define STACKSCOPE_STACKS_STACKAGG_H
@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 struct stackagg_entry {
-	uint32_t pid, gen;
+	uint32_t pid, gen, tid;
 	char comm[17];
 	bool truncated;		/* the user chain did not reach its end */
 	uint64_t kstack;	/* handle into the BPF `stacks` map */
@@ -22,7 +22,7 @@ struct stackagg_entry {
 
 /* What a sample is counted under, besides its user stack. */
 struct stackagg_key {
-	uint32_t pid, gen;
+	uint32_t pid, gen, tid;
 	const char *comm;
 	uint64_t kstack;
 	const void *extra;	/* compared bytewise; may be NULL */

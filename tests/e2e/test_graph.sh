@@ -164,10 +164,11 @@ test_json_trace_events() {
 		fail "scale event: $(grep scale out.json | head -1)"
 	[ "$(grep -c '"ph":"B"' out.json)" = "$(grep -c '"ph":"E"' out.json)" ] || fail "B and E unbalanced"
 	grep -q '"no_return":"thread exited"' out.json || fail "no thread exit"
-	if command -v python3 >/dev/null; then
-		python3 -c 'import json,sys; d=json.load(open("out.json")); assert len(d["traceEvents"]) > 40' ||
-			fail "not valid JSON"
-	fi
+	grep -q '"ph":"M","name":"thread_name","pid":[0-9]*,"tid":[0-9]*,"args":{"name":"graph_wl"}}' out.json ||
+		fail "no thread name: $(grep '"ph":"M"' out.json | head -3)"
+	# fields by phase, B/E balance, strict nesting per thread, every track named
+	python3 "$ROOT/tests/trace_check.py" out.json --min-events 40 --require-names >check.txt ||
+		fail "trace_check: $(head -5 check.txt)"
 }
 
 test_depth_min_duration_no_args_notrace() {

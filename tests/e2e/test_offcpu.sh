@@ -27,6 +27,28 @@ test_sleep_and_pipe_totals() {
 		fail "summary: $(cat err.txt)"
 }
 
+test_per_pid_frames() {
+	timeout 60 "$SS" offcpu --per-pid -o out.folded -- "$WL/offcpu_wl" >/dev/null 2>err.txt ||
+		fail "offcpu exited $?: $(cat err.txt)"
+	bad=$(grep -vE '^[^;]+;\[pid [0-9]+\];' out.folded | head -3)
+	[ -z "$bad" ] || fail "stacks without a pid frame: $(echo "$bad" | cut -c1-200)"
+	# three threads of one process: one pid frame for the sleeper and the reader
+	s=$(grep -oE '^[^;]+;\[pid [0-9]+\];([^;]*;)*main;sleeper' out.folded | cut -d';' -f2 | sort -u)
+	r=$(grep -oE '^[^;]+;\[pid [0-9]+\];([^;]*;)*pipe_reader' out.folded | cut -d';' -f2 | sort -u)
+	[ -n "$s" ] && [ "$s" = "$r" ] || fail "sleeper under '$s', pipe_reader under '$r'"
+}
+
+test_per_thread_frames() {
+	timeout 60 "$SS" offcpu --per-thread -o out.folded -- "$WL/offcpu_wl" >/dev/null 2>err.txt ||
+		fail "offcpu exited $?: $(cat err.txt)"
+	bad=$(grep -vE '^[^;]+;\[tid [0-9]+\];' out.folded | head -3)
+	[ -z "$bad" ] || fail "stacks without a tid frame: $(echo "$bad" | cut -c1-200)"
+	s=$(grep -oE '^[^;]+;\[tid [0-9]+\];([^;]*;)*main;sleeper' out.folded | cut -d';' -f2 | sort -u)
+	r=$(grep -oE '^[^;]+;\[tid [0-9]+\];([^;]*;)*pipe_reader' out.folded | cut -d';' -f2 | sort -u)
+	[ "$(echo "$s" | wc -l)" = 1 ] && [ -n "$s" ] && [ -n "$r" ] && [ "$s" != "$r" ] ||
+		fail "sleeper under '$s', pipe_reader under '$r'"
+}
+
 test_kernel_stacks_start_at_the_scheduler() {
 	timeout 60 "$SS" offcpu -o out.folded -- "$WL/offcpu_wl" 2>/dev/null || fail "offcpu exited $?"
 	! grep -Eq "$TRACER_RE" out.folded || fail "tracer frames: $(grep -Eo "$TRACER_RE[^;]*" out.folded | sort -u | head -3)"

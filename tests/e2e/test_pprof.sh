@@ -108,6 +108,15 @@ test_pprof_profile_chain() {
 	diff go.folded ss.folded >d.txt || fail "go and stackscope read different stacks: $(head -5 d.txt)"
 }
 
+test_pprof_per_thread_labels() {
+	timeout 60 "$SS" profile --per-thread -F 999 -o out.pb.gz -- "$WL/pingpong" 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	gopprof -tags out.pb.gz >tags.txt || fail "go tool pprof -tags: $(cat gopprof.err)"
+	grep -Eq '^ *tid: Total' tags.txt || fail "no tid label: $(cat tags.txt)"
+	grep -Eq '^ *thread_name: Total' tags.txt || fail "no thread_name label: $(cat tags.txt)"
+	grep -q 'pingpong' tags.txt || fail "thread name: $(cat tags.txt)"
+}
+
 test_pprof_kernel_mapping_and_folded_agree() {
 	# the same stacks as folded and (through flamegraph) as pprof agree
 	# sample for sample, kernel frames included

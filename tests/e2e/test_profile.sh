@@ -94,6 +94,35 @@ test_short_lived_children_symbolized() {
 	[ -z "$unk" ] || fail "user frames outside every mapping: $(echo "$unk" | cut -c1-300)"
 }
 
+test_per_pid_frames() {
+	timeout 60 "$SS" profile --per-pid -F 999 -o out.folded -- "$WL/forker" 4 60 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	# every stack: comm;[pid N];...
+	bad=$(grep -vE '^[^;]+;\[pid [0-9]+\];' out.folded | head -3)
+	[ -z "$bad" ] || fail "stacks without a pid frame: $(echo "$bad" | cut -c1-200)"
+	# the parent and its children apart, each child's spin under its own pid
+	pids=$(grep -oE '^forker;\[pid [0-9]+\];([^;]*;)*child_spin' out.folded | cut -d';' -f2 | sort -u | wc -l)
+	[ "$pids" -ge 2 ] || fail "child_spin under $pids pids: $(cut -d';' -f1,2 out.folded | sort | uniq -c)"
+	# off by default
+	timeout 60 "$SS" profile -F 999 -o def.folded -- "$WL/forker" 2 20 2>/dev/null || fail "exit $?"
+	! grep -q ';\[pid ' def.folded || fail "pid frames without --per-pid"
+}
+
+test_per_thread_frames() {
+	timeout 60 "$SS" profile --per-thread -F 999 -o out.folded -- "$WL/pingpong" 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	bad=$(grep -vE '^[^;]+;\[tid [0-9]+\];' out.folded | head -3)
+	[ -z "$bad" ] || fail "stacks without a tid frame: $(echo "$bad" | cut -c1-200)"
+	# ping and pong: two threads of one process, each under its own tid
+	ping=$(grep -oE '^pingpong;\[tid [0-9]+\];([^;]*;)*ping(;| )' out.folded | cut -d';' -f2 | sort -u)
+	pong=$(grep -oE '^pingpong;\[tid [0-9]+\];([^;]*;)*pong(;| )' out.folded | cut -d';' -f2 | sort -u)
+	[ "$(echo "$ping" | wc -l)" = 1 ] && [ "$(echo "$pong" | wc -l)" = 1 ] && [ -n "$ping" ] &&
+		[ "$ping" != "$pong" ] || fail "ping under '$ping', pong under '$pong'"
+	# off by default: the same stacks without the frame
+	timeout 60 "$SS" profile -F 999 -o def.folded -- "$WL/pingpong" 2>/dev/null || fail "exit $?"
+	! grep -q ';\[tid ' def.folded || fail "tid frames without --per-thread"
+}
+
 test_pid_of_running_process() {
 	"$WL/fp_chain" 30 &
 	pid=$!

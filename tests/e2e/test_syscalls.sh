@@ -113,6 +113,51 @@ test_json_lines_parse() {
 	EOF
 }
 
+test_trace_events() {
+	mkdir d
+	# two processes (fork, -f), then three threads blocking in syscalls
+	timeout 60 "$SS" syscalls --format trace -f -s 200 -o out.json -- "$WL/sysc_wl" "$T/d" 2 fork \
+		2>err.txt || fail "syscalls exited $?: $(cat err.txt)"
+	python3 "$ROOT/tests/trace_check.py" out.json --min-events 20 --require-names >check.txt ||
+		fail "trace_check: $(head -5 check.txt)"
+	python3 - "$T/d" out.json <<-'EOF' || fail "trace content check failed"
+	import json, sys
+	d, path = sys.argv[1], sys.argv[2]
+	ev = json.load(open(path))["traceEvents"]
+	x = [e for e in ev if e["ph"] == "X"]
+	nope = [e for e in x if e["name"] == "openat" and d + "/nope" in e["args"]["call"]]
+	assert len(nope) == 1, nope
+	n = nope[0]
+	assert n["args"]["errno"] == "ENOENT" and n["args"]["return"] == -2 and n["dur"] > 0, n
+	assert n["args"]["call"].endswith(' O_RDONLY) = -1 ENOENT (No such file or directory)'), n
+	child = [e for e in x if e["name"] == "openat" and d + "/child" in e["args"]["call"]]
+	assert len(child) == 1 and child[0]["pid"] != n["pid"], child
+	names = {(e["pid"], e["name"]): e["args"]["name"] for e in ev if e["ph"] == "M"}
+	assert names[(n["pid"], "process_name")] == "sysc_wl", names
+	assert any(e["name"] == "exit_group" and e["args"]["no_return"] for e in x), "no exit_group"
+	EOF
+	timeout 60 "$SS" syscalls --format trace -o thr.json -- "$WL/offcpu_wl" 2>err.txt >/dev/null ||
+		fail "syscalls exited $?: $(cat err.txt)"
+	python3 "$ROOT/tests/trace_check.py" thr.json --min-events 20 --require-names >check.txt ||
+		fail "trace_check (threads): $(head -5 check.txt)"
+	[ "$(grep -c '"ph":"M","name":"thread_name"' thr.json)" -ge 3 ] ||
+		fail "threads: $(grep '"ph":"M"' thr.json)"
+	# the checker itself: a partial overlap, an unclosed B, a field missing
+	cat >bad.json <<-'EOF'
+	{"traceEvents":[{"ph":"X","name":"a","ts":1.000,"pid":1,"tid":1,"dur":2.000},
+	{"ph":"X","name":"b","ts":2.000,"pid":1,"tid":1,"dur":2.000},
+	{"ph":"B","name":"c","ts":9.000,"pid":1,"tid":2},{"ph":"X","name":"d","ts":1,"pid":1}],
+	"otherData":{"clock":"CLOCK_MONOTONIC"}}
+	EOF
+	! python3 "$ROOT/tests/trace_check.py" bad.json >check.txt || fail "bad trace accepted"
+	grep -q "'b' \[2000, 4000\] overlaps 'a' \[1000, 3000\] partially" check.txt &&
+		grep -q "B 'c' at 9000 ns never closed" check.txt && grep -q ': no dur, tid' check.txt ||
+		fail "checker: $(cat check.txt)"
+	# -c writes no calls
+	! "$SS" syscalls -c --format trace -- true 2>err.txt || fail "-c with trace accepted"
+	grep -q 'exclude each other' err.txt || fail "$(cat err.txt)"
+}
+
 test_flood_loss_is_counted_exactly() {
 	mkdir d
 	N=300000

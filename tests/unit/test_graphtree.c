@@ -140,13 +140,18 @@ TEST(graphtree_json_events)
 	CHECK_INT(graphtree_thread_exit(g, 3, 1, 5000), 0);
 	graphtree_finish(g, 2);
 	fflush(f);
-	CHECK(strstr(buf, "{\"traceEvents\":[\n{\"ph\":\"B\",\"name\":\"outer\",\"ts\":1.000,\"pid\":1,"
+	/* the track named first: pid 1 from /proc, no thread 3 there */
+	CHECK(strstr(buf, "{\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,"
+			  "\"tid\":1,\"args\":{\"name\":\"") == buf);
+	CHECK(strstr(buf, "}},\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":3,"
+			  "\"args\":{\"name\":\"tid 3\"}},\n"
+			  "{\"ph\":\"B\",\"name\":\"outer\",\"ts\":1.000,\"pid\":1,"
 			  "\"tid\":3,\"args\":{\"cpu\":0,\"v\":\"1\"}},\n"));
 	CHECK(strstr(buf, "{\"ph\":\"X\",\"name\":\"inner\",\"ts\":2.000,\"pid\":1,\"tid\":3,"
 			  "\"dur\":1.500,\"args\":{\"cpu\":0,\"v\":\"2\",\"return\":\"4\"}}"));
 	CHECK(strstr(buf, "{\"ph\":\"E\",\"name\":\"outer\",\"ts\":5.000,\"pid\":1,\"tid\":3,"
 			  "\"args\":{\"cpu\":1,\"no_return\":\"thread exited\"}}"));
-	CHECK(strstr(buf, "\"otherData\":{\"lost_events\":2}}\n"));
+	CHECK(strstr(buf, "\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\",\"lost_events\":2}}\n"));
 	graphtree_free(g);
 	fclose(f);
 	free(buf);

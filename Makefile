@@ -2,6 +2,7 @@
 #   make demo   install dependencies, build, profile a bundled workload -> flame.svg
 #   make test   install dependencies, build, run every test
 #   make bench  install the compared tools, run bench/ (not part of test)
+#   make man    regenerate the committed man pages from man/*.scd (needs scdoc)
 
 BUILD    ?= build
 CC       ?= cc
@@ -26,7 +27,7 @@ UNITOBJS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.o,$(UNITSRCS))
 
 WLSRCS   := $(wildcard tests/workloads/*.c)
 
-.PHONY: all deps demo test bench clean check-tests fuzz-lang
+.PHONY: all deps demo test bench clean check-tests fuzz-lang man
 all: $(BUILD)/stackscope
 
 deps:
@@ -91,3 +92,16 @@ bench:
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- man pages ------------------------------------------------------------
+MANPAGES    := $(patsubst %.scd,%,$(wildcard man/*.8.scd))
+
+# The pages are committed, so building and installing need no scdoc.  The
+# date is the page source's last commit, so regenerating changes nothing.
+man:
+	@scripts/deps.sh doc
+	set -e; for p in $(MANPAGES); do \
+		d=$$(git log -1 --format=%ct -- $$p.scd 2>/dev/null); \
+		SOURCE_DATE_EPOCH=$${d:-$$(date +%s)} scdoc < $$p.scd > $$p.tmp; \
+		awk -f man/tidy.awk $$p.tmp > $$p; rm $$p.tmp; \
+	done

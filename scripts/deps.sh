@@ -11,7 +11,7 @@
 set -eu
 
 build="make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev pkg-config"
-test="$build gcc binutils libxml2-utils python3 strace golang-go"
+test="$build gcc binutils libxml2-utils python3 strace golang-go mandoc"
 bench="$build gcc linux-perf bpftrace hyperfine time strace uftrace"
 doc="scdoc"
 

@@ -74,6 +74,12 @@ _stackscope()
 	local prog=${COMP_WORDS[0]} cmd="" i arg
 
 	COMPREPLY=()
+	# --format=svg: readline splits at "=" (COMP_WORDBREAKS)
+	if [[ $cur == = ]]; then
+		cur=""
+	elif [[ $prev == = ]] && ((COMP_CWORD > 2)); then
+		prev=${COMP_WORDS[COMP_CWORD - 2]}
+	fi
 	if ((COMP_CWORD == 1)); then
 		_stackscope_load "$prog" -
 		COMPREPLY=($(compgen -W "${_stackscope_opts[-]} -e --help --version" -- "$cur"))

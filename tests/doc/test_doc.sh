@@ -136,6 +136,10 @@ test_bash_completion() {
 	check '[ "$r" = "svg folded pprof" ]' "profile --format: $r"
 	r=$(complete_words "$SS" syscalls --format "")
 	check '[ "$r" = "text json" ]' "syscalls --format: $r"
+	r=$(complete_words "$SS" syscalls --format =)
+	check '[ "$r" = "text json" ]' "syscalls --format=: $r"
+	r=$(complete_words "$SS" profile --unwind = t)
+	check '[ "$r" = tables ]' "profile --unwind=t: $r"
 	r=$(complete_words "$SS" offcpu --state "")
 	check '[ "$r" = "any sleep disk" ]' "offcpu --state: $r"
 	r=$(complete_words "$SS" graph --no)

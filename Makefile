@@ -2,6 +2,8 @@
 #   make demo   install dependencies, build, profile a bundled workload -> flame.svg
 #   make test   install dependencies, build, run every test
 #   make bench  install the compared tools, run bench/ (not part of test)
+#   make install / uninstall   [PREFIX=/usr/local] [DESTDIR=]
+#   make man    regenerate the committed man pages from man/*.scd (needs scdoc)
 
 BUILD    ?= build
 CC       ?= cc
@@ -26,7 +28,7 @@ UNITOBJS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.o,$(UNITSRCS))
 
 WLSRCS   := $(wildcard tests/workloads/*.c)
 
-.PHONY: all deps demo test bench clean check-tests fuzz-lang
+.PHONY: all deps demo test bench clean check-tests fuzz-lang install uninstall man
 all: $(BUILD)/stackscope
 
 deps:
@@ -91,3 +93,32 @@ bench:
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- install --------------------------------------------------------------
+# The binary goes to bin, not sbin: flamegraph and `run --dump ast` need no
+# root, and sbin is not in a user's PATH on Debian (bpftrace does the same).
+# The pages are section 8 because the tracing commands need root.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+MANPAGES    := $(patsubst %.scd,%,$(wildcard man/*.8.scd))
+
+install: $(BUILD)/stackscope
+	install -D -m 755 $(BUILD)/stackscope $(DESTDIR)$(BINDIR)/stackscope
+	for p in $(MANPAGES); do install -D -m 644 $$p $(DESTDIR)$(MANDIR)/man8/$${p#man/} || exit; done
+	install -D -m 644 completion/stackscope.bash $(DESTDIR)$(BASHCOMPDIR)/stackscope
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/stackscope $(DESTDIR)$(BASHCOMPDIR)/stackscope \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MANPAGES)))
+
+# The pages are committed, so building and installing need no scdoc.  The
+# date is the page source's last commit, so regenerating changes nothing.
+man:
+	@scripts/deps.sh doc
+	set -e; for p in $(MANPAGES); do \
+		d=$$(git log -1 --format=%ct -- $$p.scd 2>/dev/null); \
+		SOURCE_DATE_EPOCH=$${d:-$$(date +%s)} scdoc < $$p.scd > $$p.tmp; \
+		awk -f man/tidy.awk $$p.tmp > $$p; rm $$p.tmp; \
+	done

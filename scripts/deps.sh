@@ -6,17 +6,21 @@
 #   scripts/deps.sh test    build + what the tests use
 #   scripts/deps.sh bench   build + the tools stackscope is compared against
 #                           (and GNU time for /usr/bin/time)
+#   scripts/deps.sh doc     scdoc, to regenerate the committed man pages
+#                           (`make man`); building and installing need nothing
 set -eu
 
 build="make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev pkg-config"
-test="$build gcc binutils libxml2-utils python3 strace golang-go"
+test="$build gcc binutils libxml2-utils python3 strace golang-go mandoc"
 bench="$build gcc linux-perf bpftrace hyperfine time strace uftrace"
+doc="scdoc"
 
 case "${1:-build}" in
 build) want=$build ;;
 test) want=$test ;;
 bench) want=$bench ;;
-*) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+doc) want=$doc ;;
+*) echo "usage: $0 build|test|bench|doc" >&2; exit 2 ;;
 esac
 
 missing=""

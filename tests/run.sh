@@ -1,6 +1,7 @@
 #!/bin/bash
-# Runs every test: the unit tests, then the end-to-end tests (the real
-# binary, as root, on the real kernel).  Ends with "N passed, N failed".
+# Runs every test: the unit tests, the documentation and installation
+# checks (tests/doc), then the end-to-end tests (the real binary, as root,
+# on the real kernel).  Ends with "N passed, N failed".
 #   tests/run.sh [BUILD_DIR] [NAME_FILTER]
 set -u
 BUILD=${1:-build}
@@ -29,6 +30,14 @@ if [ -z "$FILTER" ] || [[ unit == *"$FILTER"* ]]; then
 		count_line "$line"
 	done < <(cd "$ROOT" && FIXTURES="$BUILD/fixtures" "$BUILD/tests/unit-tests" 2>&1 | grep -v '^unit: ')
 fi
+
+# --- documentation and installation (no root) -----------------------------
+for f in "$ROOT"/tests/doc/test_*.sh; do
+	while IFS= read -r line; do
+		echo "$line"
+		count_line "$line"
+	done < <(bash "$ROOT/tests/e2e/harness.sh" "$f" "$FILTER" 2>&1)
+done
 
 # --- end-to-end tests ------------------------------------------------------
 if [ "$(id -u)" != 0 ]; then

@@ -135,9 +135,9 @@ test_bash_completion() {
 	r=$(complete_words "$SS" profile --format "")
 	check '[ "$r" = "svg folded pprof" ]' "profile --format: $r"
 	r=$(complete_words "$SS" syscalls --format "")
-	check '[ "$r" = "text json" ]' "syscalls --format: $r"
+	check '[ "$r" = "text json trace" ]' "syscalls --format: $r"
 	r=$(complete_words "$SS" syscalls --format =)
-	check '[ "$r" = "text json" ]' "syscalls --format=: $r"
+	check '[ "$r" = "text json trace" ]' "syscalls --format=: $r"
 	r=$(complete_words "$SS" profile --unwind = t)
 	check '[ "$r" = tables ]' "profile --unwind=t: $r"
 	r=$(complete_words "$SS" offcpu --state "")

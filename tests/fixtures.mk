@@ -115,3 +115,32 @@ $(SYMFIX_DIR)/%.plt:
 	objdump -d -j .plt -j .plt.sec $(SYMFIX_BIN) 2>/dev/null | \
 		awk '/^[0-9a-f]+ <.*@plt>:$$/ { gsub(/[<>:]/, "", $$2); print $$2, $$1 }' > $@.tmp
 	mv $@.tmp $@
+
+# Hostile .gnu_debuglink names (test_debugfile.c), in $(SYMFIX_DIR)/dlink/:
+#   target.debug       the DWARF of graph_wl.O2 (the debug file to not reach)
+#   sub/dotdot         graph_wl.nodebug linking "../target.debug"
+#   sub/fifo           linking "fifo.debug", a FIFO beside it
+#   sub/symlink        linking "symlink.debug", a symlink to ../target.debug
+#   sub/plain          linking "plain.debug", a copy of target.debug (found)
+#   sub/esyms-symlink  symbols-nosyms linking "esyms.debug", a symlink to
+#                      the real .debug/symbols-linked.debug
+DLINK_DIR := $(SYMFIX_DIR)/dlink
+DLINK_BIN := $(WLDIR)/graph/graph_wl.nodebug
+fixtures: $(DLINK_DIR)/stamp
+
+$(DLINK_DIR)/stamp: $(WLDIR)/graph/graph_wl.O2 $(DLINK_BIN) $(SYMFIX_DIR)/symbols-nosyms \
+		$(SYMFIX_DIR)/.debug/symbols-linked.debug tests/fixtures/debuglink.py
+	rm -rf $(DLINK_DIR)
+	mkdir -p $(DLINK_DIR)/sub
+	objcopy --only-keep-debug $(WLDIR)/graph/graph_wl.O2 $(DLINK_DIR)/target.debug
+	cp $(DLINK_DIR)/target.debug $(DLINK_DIR)/sub/plain.debug
+	tests/fixtures/debuglink.py $(DLINK_BIN) $(DLINK_DIR)/sub/dotdot ../target.debug $(DLINK_DIR)/target.debug
+	tests/fixtures/debuglink.py $(DLINK_BIN) $(DLINK_DIR)/sub/fifo fifo.debug $(DLINK_DIR)/target.debug
+	mkfifo $(DLINK_DIR)/sub/fifo.debug
+	tests/fixtures/debuglink.py $(DLINK_BIN) $(DLINK_DIR)/sub/symlink symlink.debug $(DLINK_DIR)/target.debug
+	ln -s ../target.debug $(DLINK_DIR)/sub/symlink.debug
+	tests/fixtures/debuglink.py $(DLINK_BIN) $(DLINK_DIR)/sub/plain plain.debug $(DLINK_DIR)/target.debug
+	tests/fixtures/debuglink.py $(SYMFIX_DIR)/symbols-nosyms $(DLINK_DIR)/sub/esyms-symlink esyms.debug \
+		$(SYMFIX_DIR)/.debug/symbols-linked.debug
+	ln -s ../../.debug/symbols-linked.debug $(DLINK_DIR)/sub/esyms.debug
+	touch $@

@@ -13,6 +13,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include "common.h"
+#include "sym/debugfile.h"
 #include "sym/dwfunc.h"
 
 #define NGPR 6			/* SysV x86-64 integer argument registers */
@@ -35,9 +36,45 @@ struct dwfuncs {
 
 static char *debuginfo_path;
 
+struct found_debug {
+	int fd;
+	char *path;
+};
+
+static int take_fd(int fd, const char *path, void *arg)
+{
+	struct found_debug *f = arg;
+
+	f->fd = fd;
+	f->path = strdup(path);
+	return 0;
+}
+
+/* libdwfl's standard finder follows any .gnu_debuglink name (with "..",
+ * onto a FIFO, through symlinks): the one debugfile_find() replaces it.
+ * A debugaltlink name (a path) is not followed. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct found_debug f = { -1, NULL };
+	struct debugref ref = { file_name, NULL, 0, debuglink_file, debuglink_crc };
+	GElf_Addr vaddr;
+	int n;
+
+	if (!file_name || (debuglink_file && strchr(debuglink_file, '/')))
+		return -1;
+	n = dwfl_module_build_id(mod, &ref.build_id, &vaddr);
+	ref.build_id_len = n > 0 ? (size_t)n : 0;
+	if (debugfile_find(&ref, take_fd, &f))
+		return -1;
+	*debuginfo_file_name = f.path;
+	return f.fd;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };

@@ -71,7 +71,7 @@ int cmd_flamegraph(int argc, char **argv)
 	stacks_sort(s);
 	err = output_open(&out, out_path);
 	if (err) {
-		msg("%s: cannot create: %s", out_path, strerror(-err));
+		msg("%s: %s", out_path, output_error(&out, err));
 		goto free_stacks;
 	}
 	err = report_flamegraph_write(out.f, s, &fo);

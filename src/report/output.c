@@ -1,5 +1,8 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,14 +30,58 @@ static int own_fd(const char *path)
 	return *end || fd < 0 || fd > 1 << 20 ? -1 : (int)fd;
 }
 
-/* A destination that is a character device, FIFO or socket (/dev/null, a
- * named pipe) is written in place: renaming over it would replace the
- * node itself.  A symlink is never followed (it is replaced), except to
- * our own descriptors (/dev/stderr).  Block devices are refused.
- * Returns the open fd, 0 when the path is to be created or replaced by
- * rename, or -errno. */
-static int open_special(const char *path)
+/* A SIGINT or SIGTERM waits for us (blocked while the event loop reads
+ * them from its signalfd). */
+static bool stop_pending(void)
 {
+	sigset_t set;
+
+	return !sigpending(&set) && (sigismember(&set, SIGINT) == 1 ||
+				     sigismember(&set, SIGTERM) == 1);
+}
+
+/* Writes to a FIFO or device stay O_NONBLOCK: a reader that stops reading
+ * makes us wait in poll(), and a pending SIGINT/SIGTERM ends the wait with
+ * a write error (EINTR) instead of blocking the run forever. */
+static ssize_t special_write(void *cookie, const char *buf, size_t size)
+{
+	struct pollfd pfd = { .fd = (int)(intptr_t)cookie, .events = POLLOUT };
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(pfd.fd, buf + done, size - done);
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return done ? (ssize_t)done : -1;
+		if (stop_pending()) {
+			errno = EINTR;
+			return done ? (ssize_t)done : -1;
+		}
+		poll(&pfd, 1, 100);
+	}
+	return (ssize_t)done;
+}
+
+static int special_close(void *cookie)
+{
+	return close((int)(intptr_t)cookie);
+}
+
+/* A destination that is a character device or FIFO (/dev/null, a named
+ * pipe) is written in place: renaming over it would replace the node
+ * itself.  Only one owned by root or by us: another user's FIFO would
+ * hold the run at its will.  It is opened O_NONBLOCK (a FIFO with no
+ * reader is refused, not waited for).  A symlink is never followed (it
+ * is replaced), except to our own descriptors (/dev/stderr).  Block
+ * devices and sockets are refused.  Returns the open fd, 0 when the path
+ * is to be created or replaced by rename, or -errno (o->why says more). */
+static int open_special(struct output *o, const char *path)
+{
+	const char *what;
 	struct stat st;
 	int fd;
 
@@ -44,17 +91,37 @@ static int open_special(const char *path)
 		return 0;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	if (S_ISBLK(st.st_mode))
+	if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
 		return -ENOTSUP;
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0)
+	what = S_ISFIFO(st.st_mode) ? "a FIFO" : "a device";
+	if (st.st_uid != 0 && st.st_uid != getuid()) {
+		snprintf(o->why, sizeof(o->why), "%s owned by uid %u, not root or the caller: refused",
+			 what, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENXIO && S_ISFIFO(st.st_mode))
+			snprintf(o->why, sizeof(o->why), "a FIFO with no reader");
 		return -errno;
+	}
 	/* it may have been swapped since the stat */
-	if (fstat(fd, &st) || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
+	if (fstat(fd, &st) || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) ||
+	    (st.st_uid != 0 && st.st_uid != getuid())) {
 		close(fd);
 		return -EAGAIN;
 	}
 	return fd;
+}
+
+const char *output_error(const struct output *o, int err)
+{
+	static char buf[128];
+
+	if (o->why[0])
+		return o->why;
+	snprintf(buf, sizeof(buf), "cannot create: %s", strerror(-err));
+	return buf;
 }
 
 int output_open(struct output *o, const char *path)
@@ -75,9 +142,21 @@ int output_open(struct output *o, const char *path)
 		if (fd < 0)
 			return -errno;
 	} else {
-		fd = open_special(path);
+		fd = open_special(o, path);
 		if (fd < 0)
 			return fd;
+		if (fd > 0) {
+			o->f = fopencookie((void *)(intptr_t)fd, "w",
+					   (cookie_io_functions_t){ .write = special_write,
+								    .close = special_close });
+			if (!o->f) {
+				err = -errno;
+				close(fd);
+				return err;
+			}
+			o->special = true;
+			return 0;
+		}
 	}
 	if (fd > 0) {
 		o->f = fdopen(fd, "w");

@@ -301,7 +301,7 @@ FILE *session_output(struct session *s)
 		return s->out.f;
 	err = output_open(&s->out, s->o.output);
 	if (err) {
-		msg("%s: cannot create: %s", s->o.output, strerror(-err));
+		msg("%s: %s", s->o.output, output_error(&s->out, err));
 		errno = -err;
 		return NULL;
 	}

@@ -1,0 +1,34 @@
+# Hostile inputs: files and programs others wrote, met as root.
+
+# -o onto a FIFO another user made: refused at once, in one line
+test_output_fifo_of_another_user() {
+	mkfifo out.fifo && chown nobody out.fifo || skip "cannot make a FIFO owned by nobody"
+	timeout -s KILL 30 "$SS" profile -o "$T/out.fifo" -- true 2>err.txt
+	rc=$?
+	[ $rc = 1 ] || fail "exit $rc (137: blocked on the FIFO): $(cat err.txt)"
+	grep -qx "stackscope: $T/out.fifo: a FIFO owned by uid 65534, not root or the caller: refused" err.txt ||
+		fail "message: $(cat err.txt)"
+}
+
+# -o onto our own FIFO nobody reads: refused, not waited for
+test_output_fifo_without_reader() {
+	mkfifo out.fifo
+	timeout -s KILL 30 "$SS" syscalls -o out.fifo -- true 2>err.txt
+	rc=$?
+	[ $rc = 1 ] || fail "exit $rc (137: blocked on the FIFO): $(cat err.txt)"
+	grep -qx "stackscope: out.fifo: a FIFO with no reader" err.txt || fail "message: $(cat err.txt)"
+}
+
+# a reader that stops reading holds the writes, and SIGINT still ends the run
+test_output_fifo_stalled_reader_sigint() {
+	mkfifo out.fifo
+	exec 3<>out.fifo	# a reader that never reads
+	"$SS" syscalls -o out.fifo -- "$WL/syscall_heavy" 1 2>err.txt &
+	pid=$!
+	wait_for "tracing_live $pid"
+	wait_for "child=\$(pgrep -x syscall_heavy -P $pid)"
+	wait_for "exited $child" 30
+	kill -INT $pid
+	wait_for "exited $pid"
+	exec 3<&-
+}

@@ -144,3 +144,15 @@ $(DLINK_DIR)/stamp: $(WLDIR)/graph/graph_wl.O2 $(DLINK_BIN) $(SYMFIX_DIR)/symbol
 		$(SYMFIX_DIR)/.debug/symbols-linked.debug
 	ln -s ../../.debug/symbols-linked.debug $(DLINK_DIR)/sub/esyms.debug
 	touch $@
+
+# Decompression bombs (test_debugfile.c), from graph_wl.O2 (DWARF):
+#   zbomb-forged   .debug_info SHF_COMPRESSED claiming 1 GiB, holding 1 KiB
+#   zbomb-real     .debug_info inflating to 96 MiB of zeros (~100 KB file)
+#   zbomb-frame    chain.debugframe whose .debug_frame claims 1 GiB
+fixtures: $(SYMFIX_DIR)/zbomb-forged $(SYMFIX_DIR)/zbomb-real $(SYMFIX_DIR)/zbomb-frame
+$(SYMFIX_DIR)/zbomb-forged: $(WLDIR)/graph/graph_wl.O2 tests/fixtures/zbomb.py
+	tests/fixtures/zbomb.py $< $@ .debug_info 1073741824 1024
+$(SYMFIX_DIR)/zbomb-real: $(WLDIR)/graph/graph_wl.O2 tests/fixtures/zbomb.py
+	tests/fixtures/zbomb.py $< $@ .debug_info 100663296 100663296
+$(SYMFIX_DIR)/zbomb-frame: $(WLDIR)/unwind/chain.debugframe tests/fixtures/zbomb.py
+	tests/fixtures/zbomb.py $< $@ .debug_frame 1073741824 1024

@@ -97,10 +97,60 @@ static int file_crc32(int fd, uint32_t *crc)
 	return 0;
 }
 
+int debugfile_inflate_check(Elf *elf, uint64_t file_size, const char *path)
+{
+	uint64_t cap = DEBUGFILE_INFLATE_FLOOR, total = 0;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (file_size < (DEBUGFILE_INFLATE_MAX - cap) / DEBUGFILE_INFLATE_RATIO)
+		cap += file_size * DEBUGFILE_INFLATE_RATIO;
+	if (cap > DEBUGFILE_INFLATE_MAX)
+		cap = DEBUGFILE_INFLATE_MAX;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return -EINVAL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		uint64_t size = 0;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_flags & SHF_COMPRESSED) {
+			GElf_Chdr ch;
+
+			if (!gelf_getchdr(scn, &ch))
+				continue;	/* libdw cannot inflate it either */
+			size = ch.ch_size;
+		} else if (name && !strncmp(name, ".zdebug", 7)) {
+			Elf_Data *d = elf_rawdata(scn, NULL);
+			const unsigned char *b = d ? d->d_buf : NULL;
+
+			if (!b || d->d_size < 12 || memcmp(b, "ZLIB", 4))
+				continue;
+			for (int i = 4; i < 12; i++)
+				size = size << 8 | b[i];
+		} else {
+			continue;
+		}
+		if (size > cap || total + size > cap) {
+			msg("%s: section %s would inflate to %llu bytes, past the %llu allowed for "
+			    "a file of %llu bytes: its DWARF is skipped", path, name ? name : "?",
+			    (unsigned long long)size, (unsigned long long)cap,
+			    (unsigned long long)file_size);
+			return -EFBIG;
+		}
+		total += size;
+	}
+	return 0;
+}
+
 /* fd carries ref's build id when both have one; else, for a candidate
  * found by link, the link's CRC. */
-static bool matches(int fd, const struct debugref *ref, bool by_link)
+static bool matches(int fd, const char *path, const struct debugref *ref, bool by_link)
 {
+	struct stat st;
 	const void *bid = NULL;
 	ssize_t len = 0;
 	uint32_t crc;
@@ -112,6 +162,11 @@ static bool matches(int fd, const struct debugref *ref, bool by_link)
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
 			elf_end(elf);
+		return false;
+	}
+	/* the found file is handed to libdw, which inflates its sections */
+	if (fstat(fd, &st) || debugfile_inflate_check(elf, (uint64_t)st.st_size, path)) {
+		elf_end(elf);
 		return false;
 	}
 	len = dwelf_elf_gnu_build_id(elf, &bid);
@@ -143,7 +198,7 @@ static int offer(const struct debugref *ref, uid_t owner, const char *root, cons
 			debug("debug file %s: not used (%s)", path, strerror(-fd));
 		return fd;
 	}
-	if (!matches(fd, ref, by_link)) {
+	if (!matches(fd, path, ref, by_link)) {
 		close(fd);
 		return -ENOENT;
 	}

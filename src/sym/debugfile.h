@@ -36,6 +36,19 @@ int debugfile_find(const struct debugref *ref, debugfile_accept_fn accept, void 
  * not be "." or "..".  Returns the fd or -errno. */
 int debugfile_open_beneath(const char *root, const char *rel, uid_t owner);
 
+/* What the compressed sections of an ELF file (SHF_COMPRESSED, or GNU
+ * .zdebug_*) may inflate to in all, for a file of file_size bytes: a
+ * forged ch_size would have libdw allocate and inflate gigabytes. */
+#define DEBUGFILE_INFLATE_MAX (1ULL << 30)
+#define DEBUGFILE_INFLATE_RATIO 64
+#define DEBUGFILE_INFLATE_FLOOR (16ULL << 20)
+
+/* 0 when the compressed sections of elf stay within the bound, else
+ * -EFBIG with a message naming path and the section that passes it: the
+ * caller then skips the file's DWARF.  Nothing is inflated. */
+struct Elf;
+int debugfile_inflate_check(struct Elf *elf, uint64_t file_size, const char *path);
+
 /* ROOT (default "/usr/lib/debug"; NULL restores it). */
 void debugfile_set_root(const char *dir);
 

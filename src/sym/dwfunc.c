@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <gelf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include "common.h"
@@ -113,14 +115,26 @@ struct dwfuncs *dwfuncs_open(const char *path)
 {
 	struct dwfuncs *d = calloc(1, sizeof(*d));
 	Dwarf_Off off = 0, next;
+	struct stat st;
 	size_t hsize;
+	Elf *elf;
 	int fd, err;
 
 	if (!d)
 		return NULL;
-	fd = open_regular(path, NULL);
+	fd = open_regular(path, &st);
 	if (fd < 0) {
 		err = -fd;
+		goto free_d;
+	}
+	/* libdw would inflate the compressed debug sections whatever their
+	 * claimed size */
+	elf = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	err = elf ? debugfile_inflate_check(elf, (uint64_t)st.st_size, path) : 0;
+	elf_end(elf);
+	if (err) {
+		close(fd);
+		err = -err;
 		goto free_d;
 	}
 	d->dwfl = dwfl_begin(&offline_callbacks);

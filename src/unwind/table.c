@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "common.h"
 
+#include "sym/debugfile.h"
 #include "unwind/sframe.h"
 #include "unwind/table.h"
 
@@ -66,6 +67,7 @@ struct segs {
 struct elfin {
 	int fd;
 	Elf *elf;
+	const char *name;
 	uint64_t fsize;
 	size_t eh_frame, debug_frame, sframe;
 };
@@ -646,12 +648,18 @@ static int eh_frame_collect(struct elfin *in, struct segs *out)
 static int debug_frame_collect(struct elfin *in, struct segs *out)
 {
 	Elf_Scn *scn = elf_getscn(in->elf, in->debug_frame);
-	Dwarf *dw = dwarf_begin_elf(in->elf, DWARF_C_READ, NULL);
+	Dwarf *dw;
 	Dwarf_CFI *cfi;
 	GElf_Shdr sh;
 	int err = -EINVAL;
 
-	if (!dw || !scn)
+	if (!scn)
+		return -EINVAL;
+	/* libdw inflates every compressed debug section it opens */
+	if (debugfile_inflate_check(in->elf, in->fsize, in->name))
+		return -EFBIG;
+	dw = dwarf_begin_elf(in->elf, DWARF_C_READ, NULL);
+	if (!dw)
 		goto end_dwarf;
 	cfi = dwarf_getcfi(dw);
 	if (!cfi || !gelf_getshdr(scn, &sh))
@@ -865,6 +873,7 @@ static int build(struct unwind_table *t, int fd, unsigned int sources)
 	err = elfin_open(&in, fd);
 	if (err)
 		goto end_elf;
+	in.name = t->name;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		size_t idx = order[i].src == UNWIND_SRC_EH_FRAME ? in.eh_frame :
 			     order[i].src == UNWIND_SRC_DEBUG_FRAME ? in.debug_frame : in.sframe;

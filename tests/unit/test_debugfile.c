@@ -6,12 +6,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "test.h"
 #include "sym/debugfile.h"
 #include "sym/dwfunc.h"
 #include "sym/elfsyms.h"
+#include "unwind/table.h"
 
 /* dwfuncs_open(dlink/sub/name) in a child that a FIFO cannot hang past
  * 20 s: 1 when it found DWARF, 0 when not, -1 when it hung or crashed. */
@@ -95,4 +97,50 @@ TEST(debugfile_open_beneath_rules)
 	snprintf(path, sizeof(path), "%s/f.debug", dir);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* fn(path) in a child: its result (0/1, or -1 if it crashed or hung) and
+ * the child's peak memory in KiB in *rss_kib.  A 100 KB file must not
+ * cost 100 MiB. */
+static int in_child(int (*fn)(const char *), const char *path, long *rss_kib)
+{
+	struct rusage ru;
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		alarm(60);
+		_exit(fn(path));
+	}
+	if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st))
+		return -1;
+	*rss_kib = ru.ru_maxrss;
+	return WEXITSTATUS(st);
+}
+
+/* 1 when dwfuncs_open refused the file as a bomb (EFBIG) */
+static int dwarf_refused_big(const char *path)
+{
+	return !dwfuncs_open(path) && errno == EFBIG;
+}
+
+static int debug_frame_refused(const char *path)
+{
+	struct unwind_table *t = unwind_table_build(path, UNWIND_SRC_DEBUG_FRAME);
+
+	return !t;
+}
+
+TEST(debugfile_inflate_bomb_skipped)
+{
+	long rss = 0;
+
+	CHECK_INT(in_child(dwarf_refused_big, test_fixture("zbomb-real"), &rss), 1);
+	CHECK(rss < 64 * 1024);
+	CHECK_INT(in_child(dwarf_refused_big, test_fixture("zbomb-forged"), &rss), 1);
+	CHECK_INT(in_child(debug_frame_refused, test_fixture("zbomb-frame"), &rss), 1);
+	CHECK(rss < 64 * 1024);
 }

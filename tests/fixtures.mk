@@ -156,3 +156,16 @@ $(SYMFIX_DIR)/zbomb-real: $(WLDIR)/graph/graph_wl.O2 tests/fixtures/zbomb.py
 	tests/fixtures/zbomb.py $< $@ .debug_info 100663296 100663296
 $(SYMFIX_DIR)/zbomb-frame: $(WLDIR)/unwind/chain.debugframe tests/fixtures/zbomb.py
 	tests/fixtures/zbomb.py $< $@ .debug_frame 1073741824 1024
+
+# unwind-longfde.so: one function whose FDE has 100,000 rows (400 KB of
+# valid CFI: .cfi_adjust_cfa_offset after each push/pop)
+fixtures: $(SYMFIX_DIR)/unwind-longfde.so
+$(SYMFIX_DIR)/unwind-longfde.so:
+	@mkdir -p $(@D)
+	{ echo '.text'; echo '.globl longfde'; echo '.type longfde,@function'; echo 'longfde:'; \
+	  echo '.cfi_startproc'; \
+	  echo '.rept 50000'; echo 'push %rbx'; echo '.cfi_adjust_cfa_offset 8'; \
+	  echo 'pop %rbx'; echo '.cfi_adjust_cfa_offset -8'; echo '.endr'; \
+	  echo 'ret'; echo '.cfi_endproc'; echo '.size longfde,.-longfde'; } > $@.s
+	$(CC) -nostdlib -shared $@.s -o $@
+	rm -f $@.s

@@ -49,6 +49,7 @@ struct unwind_table {
 	size_t nrows;
 	unsigned int sources;		/* enum unwind_source mask */
 	unsigned int bad;
+	uint64_t work;			/* CFA rows libdw interpreted */
 };
 
 /* A row and the end of the range it holds for: [row.pc, end). */
@@ -69,6 +70,8 @@ struct elfin {
 	Elf *elf;
 	const char *name;
 	uint64_t fsize;
+	uint64_t work;			/* CFA rows interpreted so far */
+	size_t cut;			/* FDEs whose rows were cut short */
 	size_t eh_frame, debug_frame, sframe;
 };
 
@@ -519,10 +522,19 @@ static struct unwind_row frame_row(Dwarf_Frame *fr, bool signal)
 	return r;
 }
 
+/* libdw runs an FDE's CFA program from its start for each address asked
+ * (dwarf_cfi_addrframe), so row k of an FDE costs k rows: one FDE of
+ * 100,000 rows (400 KB of valid CFI) would cost 5e9.  The rows of one
+ * FDE and the work per binary are bounded; past them an FDE's remaining
+ * range gets no row (UNKNOWN: the unwinder stops there). */
+#define FDE_ROWS_MAX 1024
+#define BINARY_WORK_MAX (16ULL << 20)
+
 /* Walks [lo, hi) of one FDE through libdw, one segment per row. */
-static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct segs *out)
+static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct elfin *in,
+		    struct segs *out)
 {
-	uint64_t pc = lo;
+	uint64_t pc = lo, k = 0;
 	int err;
 
 	while (pc < hi) {
@@ -531,6 +543,12 @@ static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct segs *out)
 		Dwarf_Addr start, end;
 		bool signal = false;
 
+		if (++k > FDE_ROWS_MAX || in->work + k > BINARY_WORK_MAX) {
+			in->cut++;
+			return segs_push(out, &(struct unwind_row){ .pc = pc,
+					 .cfa_rule = UNWIND_CFA_UNKNOWN }, hi);
+		}
+		in->work += k;
 		if (dwarf_cfi_addrframe(cfi, pc, &fr))
 			/* CFI present but not usable from here on */
 			return segs_push(out, &(struct unwind_row){ .pc = pc,
@@ -554,9 +572,10 @@ static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct segs *out)
 /* Enumerates the FDEs of a CFI section (eh: .eh_frame, else .debug_frame)
  * and adds the rows of each to out.  -EINVAL when the section's structure
  * is broken. */
-static int dwarf_collect(Elf *elf, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi, struct segs *out)
+static int dwarf_collect(struct elfin *in, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi,
+			 struct segs *out)
 {
-	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	const unsigned char *ident = (const unsigned char *)elf_getident(in->elf, NULL);
 	struct cie_enc *cies = NULL;
 	struct rawfde *fdes = NULL;
 	size_t ncies = 0, nfdes = 0, capc = 0, capf = 0;
@@ -625,7 +644,7 @@ static int dwarf_collect(Elf *elf, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi, struct
 		/* lo 0: the FDE of a function the linker discarded */
 		if (lo == 0 || lo == hi)
 			continue;
-		err = fde_rows(cfi, lo, hi, out);
+		err = fde_rows(cfi, lo, hi, in, out);
 	}
 free_lists:
 	free(cies);
@@ -640,7 +659,7 @@ static int eh_frame_collect(struct elfin *in, struct segs *out)
 
 	if (!cfi)
 		return -EINVAL;
-	err = dwarf_collect(in->elf, elf_getscn(in->elf, in->eh_frame), true, cfi, out);
+	err = dwarf_collect(in, elf_getscn(in->elf, in->eh_frame), true, cfi, out);
 	dwarf_cfi_end(cfi);
 	return err;
 }
@@ -667,7 +686,7 @@ static int debug_frame_collect(struct elfin *in, struct segs *out)
 	/* libdw decompresses the debug sections it opens; be sure */
 	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 		goto end_dwarf;
-	err = dwarf_collect(in->elf, scn, false, cfi, out);
+	err = dwarf_collect(in, scn, false, cfi, out);
 end_dwarf:
 	if (dw)
 		dwarf_end(dw);
@@ -870,6 +889,7 @@ static int build(struct unwind_table *t, int fd, unsigned int sources)
 
 	if (!sources)
 		sources = UNWIND_SRC_EH_FRAME | UNWIND_SRC_DEBUG_FRAME | UNWIND_SRC_SFRAME;
+	memset(&in, 0, sizeof(in));
 	err = elfin_open(&in, fd);
 	if (err)
 		goto end_elf;
@@ -910,6 +930,11 @@ static int build(struct unwind_table *t, int fd, unsigned int sources)
 	}
 	err = table_fill(t, &acc);
 free_segs:
+	t->work = in.work;
+	if (in.cut)
+		msg("%s: %zu functions' call-frame information is longer than is read "
+		    "(%d rows each, %llu in all): the rest of them is not unwound",
+		    t->name, in.cut, FDE_ROWS_MAX, (unsigned long long)BINARY_WORK_MAX);
 	segs_free(&cur);
 	segs_free(&acc);
 end_elf:
@@ -993,6 +1018,11 @@ unsigned int unwind_table_sources(const struct unwind_table *t)
 unsigned int unwind_table_bad_sources(const struct unwind_table *t)
 {
 	return t ? t->bad : 0;
+}
+
+uint64_t unwind_table_work(const struct unwind_table *t)
+{
+	return t ? t->work : 0;
 }
 
 const char *unwind_table_name(const struct unwind_table *t)

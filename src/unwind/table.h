@@ -103,6 +103,9 @@ unsigned int unwind_table_sources(const struct unwind_table *t);
  * and so not used. */
 unsigned int unwind_table_bad_sources(const struct unwind_table *t);
 const char *unwind_table_name(const struct unwind_table *t);
+/* The CFA rows interpreted to build t (bounded per binary: a long FDE
+ * costs libdw the square of its rows). */
+uint64_t unwind_table_work(const struct unwind_table *t);
 void unwind_table_free(struct unwind_table *t);
 
 #endif

@@ -1169,3 +1169,25 @@ TEST(unwind_sframe_malformed)
 free_good:
 	free(good);
 }
+
+/* One FDE of 100,000 rows: libdw runs the FDE's program from its start
+ * for each row asked, so the work is bounded (rows cut, with a message),
+ * not 5e9 rows interpreted while the ring buffers wait. */
+TEST(unwind_long_fde_bounded)
+{
+	struct unwind_table *t = build("unwind-longfde.so", UNWIND_SRC_EH_FRAME);
+	const struct unwind_row *rows, *r;
+	size_t n;
+
+	if (!t)
+		return;
+	n = unwind_table_rows(t, &rows);
+	CHECK(n >= 2);
+	/* linear in the rows kept: at most 1024 rows of 1024 steps each */
+	CHECK(unwind_table_work(t) <= 1024 * 1025 / 2);
+	r = n ? &rows[0] : NULL;
+	CHECK(r && r->cfa_rule == UNWIND_CFA_SP && r->cfa_off == 8);
+	r = n > 1 ? &rows[1] : NULL;
+	CHECK(r && r->cfa_rule == UNWIND_CFA_SP && r->cfa_off == 16);
+	unwind_table_free(t);
+}

@@ -32,3 +32,16 @@ test_output_fifo_stalled_reader_sigint() {
 	wait_for "exited $pid"
 	exec 3<&-
 }
+
+# a process name and a symbol with terminal escapes reach the folded
+# stacks escaped, never as raw control bytes
+test_escapes_in_comm_and_symbol() {
+	objcopy --redefine-sym leaf=$'leaf\e[2J' "$WL/fp_chain" "$T/fp_chain.esc" ||
+		fail "objcopy failed"
+	ln -s "$T/fp_chain.esc" $'\e[2Jevil'
+	timeout -s KILL 60 "$SS" profile -F 999 -o out.folded -- "./"$'\e[2Jevil' 1 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' out.folded || fail "raw control bytes: $(head -c 300 out.folded | od -c | head)"
+	grep -qF '\x1b[2Jevil;' out.folded || fail "no escaped comm: $(head -3 out.folded)"
+	grep -qF 'leaf\x1b[2J' out.folded || fail "no escaped symbol: $(grep leaf out.folded | head -3)"
+}

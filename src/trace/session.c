@@ -329,6 +329,11 @@ int session_run(struct session *s)
 		err = loop_watch_pid(s->loop, s->child.pid);
 		if (!err)
 			err = launch_release(&s->child);
+		if (err == -ENOEXEC) {
+			msg("%s: not an executable the kernel accepts (%s); run it through its "
+			    "interpreter: sh %s", s->o.cmd[0], strerror(-err), s->o.cmd[0]);
+			return err;
+		}
 		if (err) {
 			msg("cannot run '%s': %s", s->o.cmd[0], strerror(-err));
 			return err;

@@ -45,3 +45,15 @@ test_escapes_in_comm_and_symbol() {
 	grep -qF '\x1b[2Jevil;' out.folded || fail "no escaped comm: $(head -3 out.folded)"
 	grep -qF 'leaf\x1b[2J' out.folded || fail "no escaped symbol: $(grep leaf out.folded | head -3)"
 }
+
+# a file the kernel refuses to execute (ENOEXEC) is not handed to /bin/sh
+test_enoexec_not_run_by_shell() {
+	printf 'touch %s/ran\n' "$T" >garbage	# no #!: sh would run it
+	chmod +x garbage
+	timeout -s KILL 60 "$SS" profile -o out.folded -- ./garbage 2>err.txt
+	rc=$?
+	[ $rc = 1 ] || fail "exit $rc: $(cat err.txt)"
+	[ ! -e ran ] || fail "a shell ran ./garbage"
+	grep -qxF "stackscope: ./garbage: not an executable the kernel accepts (Exec format error); run it through its interpreter: sh ./garbage" err.txt ||
+		fail "message: $(cat err.txt)"
+}

@@ -671,6 +671,21 @@ static int read_params(struct dwfunc *f, Dwarf_Die *die, Dwarf_Die **pdies, size
 	return 0;
 }
 
+bool dwfuncs_has_entry(const struct dwfuncs *d, uint64_t vaddr)
+{
+	size_t lo = 0, hi = d ? d->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->funcs[mid].addr < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return d && lo < d->n && d->funcs[lo].addr == vaddr;
+}
+
 struct dwfunc *dwfuncs_describe(struct dwfuncs *d, uint64_t vaddr)
 {
 	size_t lo = 0, hi = d ? d->n : 0, cap = 0;

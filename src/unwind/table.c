@@ -71,8 +71,14 @@ struct elfin {
 	const char *name;
 	uint64_t fsize;
 	uint64_t work;			/* CFA rows interpreted so far */
+	struct fde_starts *starts;	/* set: only FDE starts are collected */
 	size_t cut;			/* FDEs whose rows were cut short */
 	size_t eh_frame, debug_frame, sframe;
+};
+
+struct fde_starts {
+	uint64_t *v;
+	size_t n, cap;
 };
 
 /* One FDE of a DWARF CFI section, before its range is decoded. */
@@ -644,6 +650,23 @@ static int dwarf_collect(struct elfin *in, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi
 		/* lo 0: the FDE of a function the linker discarded */
 		if (lo == 0 || lo == hi)
 			continue;
+		if (in->starts) {
+			struct fde_starts *st = in->starts;
+
+			if (st->n == st->cap) {
+				size_t cap = st->cap ? st->cap * 2 : 256;
+				uint64_t *v = realloc(st->v, cap * sizeof(*v));
+
+				if (!v) {
+					err = -ENOMEM;
+					break;
+				}
+				st->v = v;
+				st->cap = cap;
+			}
+			st->v[st->n++] = lo;
+			continue;
+		}
 		err = fde_rows(cfi, lo, hi, in, out);
 	}
 free_lists:
@@ -1018,6 +1041,55 @@ unsigned int unwind_table_sources(const struct unwind_table *t)
 unsigned int unwind_table_bad_sources(const struct unwind_table *t)
 {
 	return t ? t->bad : 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int unwind_fde_starts(const char *path, uint64_t **starts, size_t *n)
+{
+	struct fde_starts st = { 0 };
+	struct segs none = { 0 };
+	struct elfin in;
+	int fd, err;
+
+	*starts = NULL;
+	*n = 0;
+	fd = open_regular(path, NULL);
+	if (fd < 0)
+		return fd;
+	err = elfin_open(&in, fd);
+	if (err)
+		goto free_starts;
+	in.name = path;
+	in.starts = &st;
+	if (in.eh_frame) {
+		err = eh_frame_collect(&in, &none);
+		if (err == -ENOMEM)
+			goto free_starts;
+	}
+	if (in.debug_frame) {
+		err = debug_frame_collect(&in, &none);
+		if (err == -ENOMEM)
+			goto free_starts;
+	}
+	if (st.n > 1)
+		qsort(st.v, st.n, sizeof(*st.v), u64_cmp);
+	*starts = st.v;
+	*n = st.n;
+	st.v = NULL;
+	err = 0;
+free_starts:
+	free(st.v);
+	segs_free(&none);
+	if (in.elf)
+		elf_end(in.elf);
+	close(fd);
+	return err;
 }
 
 uint64_t unwind_table_work(const struct unwind_table *t)

@@ -106,6 +106,10 @@ const char *unwind_table_name(const struct unwind_table *t);
 /* The CFA rows interpreted to build t (bounded per binary: a long FDE
  * costs libdw the square of its rows). */
 uint64_t unwind_table_work(const struct unwind_table *t);
+/* The sorted initial locations of the FDEs of path's .eh_frame and
+ * .debug_frame (a function start known to be an instruction boundary).
+ * 0 or -errno; *starts is the caller's to free. */
+int unwind_fde_starts(const char *path, uint64_t **starts, size_t *n);
 void unwind_table_free(struct unwind_table *t);
 
 #endif

@@ -57,3 +57,14 @@ test_enoexec_not_run_by_shell() {
 	grep -qxF "stackscope: ./garbage: not an executable the kernel accepts (Exec format error); run it through its interpreter: sh ./garbage" err.txt ||
 		fail "message: $(cat err.txt)"
 }
+
+# a function symbol inside an instruction is not probed: the int3 would
+# corrupt the instruction (midinsn exits 1 or crashes then)
+test_probe_inside_instruction_refused() {
+	timeout -s KILL 60 "$SS" graph --func '*' -o out.txt -- "$WL/graph/midinsn" 2>err.txt
+	rc=$?
+	[ $rc = 0 ] || fail "exit $rc (the program misbehaved under its probes): $(cat err.txt)"
+	grep -q 'midinsn: load_mid at 0x[0-9a-f]*: not probed: no FDE or DWARF function starts there' err.txt ||
+		fail "message: $(cat err.txt)"
+	grep -q '^ *[0-9]* *[0-9]*) .*|    load(' out.txt || fail "load not traced: $(cat out.txt)"
+}

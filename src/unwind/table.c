@@ -70,7 +70,8 @@ struct elfin {
 	Elf *elf;
 	const char *name;
 	uint64_t fsize;
-	uint64_t work;			/* CFA rows interpreted so far */
+	uint64_t work;			/* CFA instructions/rows interpreted */
+	uint64_t rows;			/* rows made */
 	struct fde_starts *starts;	/* set: only FDE starts are collected */
 	size_t cut;			/* FDEs whose rows were cut short */
 	size_t eh_frame, debug_frame, sframe;
@@ -91,6 +92,7 @@ struct rawfde {
 struct cie_enc {
 	Dwarf_Off off;
 	uint8_t enc;		/* FDE pointer encoding, DW_EH_PE_omit if unknown */
+	Dwarf_CIE cie;		/* points into the section's data */
 };
 
 /* ---- segments ------------------------------------------------------ */
@@ -529,16 +531,26 @@ static struct unwind_row frame_row(Dwarf_Frame *fr, bool signal)
 }
 
 /* libdw runs an FDE's CFA program from its start for each address asked
- * (dwarf_cfi_addrframe), so row k of an FDE costs k rows: one FDE of
- * 100,000 rows (400 KB of valid CFI) would cost 5e9.  The rows of one
- * FDE and the work per binary are bounded; past them an FDE's remaining
- * range gets no row (UNKNOWN: the unwinder stops there). */
-#define FDE_ROWS_MAX 1024
-#define BINARY_WORK_MAX (16ULL << 20)
+ * (dwarf_cfi_addrframe), so row k of an FDE costs it k rows: one FDE of
+ * 100,000 rows (400 KB of valid CFI) would cost 5e9.  Rows are built by
+ * our own interpreter in one pass (cfa_rows); libdw serves only the FDEs
+ * it does not take (CFA expressions: PLT stubs, signal trampolines), with
+ * their rows bounded.  A binary gets at most BINARY_ROWS_MAX rows; past
+ * them an FDE's remaining range is UNKNOWN (the unwinder stops there). */
+#define FDE_LIBDW_ROWS_MAX 1024
+#define BINARY_ROWS_MAX (4U << 20)
+#define CFA_STACK_MAX 64
+
+static bool use_libdw_only;
+
+void unwind_table_set_libdw_only(bool on)
+{
+	use_libdw_only = on;
+}
 
 /* Walks [lo, hi) of one FDE through libdw, one segment per row. */
-static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct elfin *in,
-		    struct segs *out)
+static int fde_rows_libdw(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct elfin *in,
+			  struct segs *out)
 {
 	uint64_t pc = lo, k = 0;
 	int err;
@@ -549,12 +561,13 @@ static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct elfin *in,
 		Dwarf_Addr start, end;
 		bool signal = false;
 
-		if (++k > FDE_ROWS_MAX || in->work + k > BINARY_WORK_MAX) {
+		if (++k > FDE_LIBDW_ROWS_MAX || in->rows >= BINARY_ROWS_MAX) {
 			in->cut++;
 			return segs_push(out, &(struct unwind_row){ .pc = pc,
 					 .cfa_rule = UNWIND_CFA_UNKNOWN }, hi);
 		}
 		in->work += k;
+		in->rows++;
 		if (dwarf_cfi_addrframe(cfi, pc, &fr))
 			/* CFI present but not usable from here on */
 			return segs_push(out, &(struct unwind_row){ .pc = pc,
@@ -573,6 +586,290 @@ static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct elfin *in,
 		pc = end;
 	}
 	return 0;
+}
+
+/* ---- the one-pass CFA interpreter -------------------------------------- */
+
+enum cfa_rule_kind { RULE_UNSPEC, RULE_UNDEF, RULE_SAME, RULE_OFFSET, RULE_OTHER };
+
+struct reg_rule {
+	uint8_t kind;
+	int64_t off;		/* RULE_OFFSET: saved at CFA + off */
+};
+
+/* The rules a row is made of: the CFA (register + offset) and the rules
+ * of the return address and rbp; other registers are not tracked. */
+struct cfa_state {
+	uint64_t cfa_reg;
+	int64_t cfa_off;
+	struct reg_rule ra, bp;
+};
+
+struct cfa_prog {
+	const uint8_t *p, *end;
+	int64_t daf;		/* data alignment factor */
+	uint64_t caf;		/* code alignment factor */
+};
+
+static int read_uleb(struct cfa_prog *c, uint64_t *v)
+{
+	return read_enc_value(DW_EH_PE_uleb128, &c->p, c->end, v);
+}
+
+static int read_sleb(struct cfa_prog *c, int64_t *v)
+{
+	uint64_t u;
+
+	if (read_enc_value(DW_EH_PE_sleb128, &c->p, c->end, &u))
+		return -EINVAL;
+	*v = (int64_t)u;
+	return 0;
+}
+
+static struct reg_rule *tracked(struct cfa_state *st, uint64_t reg)
+{
+	return reg == DWREG_RA ? &st->ra : reg == DWREG_RBP ? &st->bp : NULL;
+}
+
+/* The row of state st, as frame_row() makes it from libdw's. */
+static struct unwind_row state_row(const struct cfa_state *st)
+{
+	struct unwind_row r = { .cfa_rule = UNWIND_CFA_UNKNOWN };
+
+	if (st->ra.kind == RULE_UNDEF) {
+		r.cfa_rule = UNWIND_CFA_UNDEF;
+		return r;
+	}
+	if (st->ra.kind != RULE_OFFSET || st->ra.off != RA_AT_CFA)
+		return r;
+	if ((st->cfa_reg != DWREG_RSP && st->cfa_reg != DWREG_RBP) ||
+	    st->cfa_off < INT32_MIN || st->cfa_off > INT32_MAX)
+		return r;
+	r.cfa_rule = st->cfa_reg == DWREG_RSP ? UNWIND_CFA_SP : UNWIND_CFA_BP;
+	r.cfa_off = (int32_t)st->cfa_off;
+	switch (st->bp.kind) {
+	case RULE_UNSPEC:
+	case RULE_SAME:
+		r.bp_rule = UNWIND_REG_SAME;
+		break;
+	case RULE_OFFSET:
+		if (st->bp.off >= INT16_MIN && st->bp.off <= INT16_MAX) {
+			r.bp_rule = UNWIND_REG_AT_CFA;
+			r.bp_off = (int16_t)st->bp.off;
+			break;
+		}
+		/* fall through */
+	default:
+		r.bp_rule = UNWIND_REG_UNDEF;
+		break;
+	}
+	return r;
+}
+
+/* Runs the CFA program c from loc on state st, pushing one segment per
+ * row of [loc, hi) to out (out NULL: a CIE's initial instructions, which
+ * may not advance).  init is the state restore/restore_extended go back
+ * to.  1 when the program uses what only libdw interprets (a CFA
+ * expression, set_loc, an unknown opcode); 0 or -errno. */
+static int cfa_run(struct cfa_prog *c, struct cfa_state *st, const struct cfa_state *init,
+		   uint64_t lo, uint64_t hi, struct elfin *in, struct segs *out)
+{
+	struct cfa_state stack[CFA_STACK_MAX];
+	struct unwind_row r;
+	size_t depth = 0;
+	uint64_t loc = lo, a, b;
+	int64_t sv;
+	int err;
+
+	while (c->p < c->end) {
+		uint8_t op = *c->p++, low = op & 0x3f;
+		uint64_t adv = 0;
+		struct reg_rule *rr;
+
+		in->work++;
+		switch (op & 0xc0) {
+		case 0x40:		/* DW_CFA_advance_loc */
+			adv = low;
+			goto advance;
+		case 0x80:		/* DW_CFA_offset */
+			if (read_uleb(c, &a))
+				return -EINVAL;
+			if ((rr = tracked(st, low)))
+				*rr = (struct reg_rule){ RULE_OFFSET, (int64_t)a * c->daf };
+			continue;
+		case 0xc0:		/* DW_CFA_restore */
+			if ((rr = tracked(st, low)))
+				*rr = low == DWREG_RA ? init->ra : init->bp;
+			continue;
+		}
+		switch (op) {
+		case DW_CFA_nop:
+		case 0x2e:		/* DW_CFA_GNU_args_size */
+			if (op && read_uleb(c, &a))
+				return -EINVAL;
+			continue;
+		case DW_CFA_advance_loc1:
+		case DW_CFA_advance_loc2:
+		case DW_CFA_advance_loc4: {
+			int n = op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ? 2 : 4;
+
+			if (c->end - c->p < n)
+				return -EINVAL;
+			for (int i = n - 1; i >= 0; i--)
+				adv = adv << 8 | c->p[i];
+			c->p += n;
+			goto advance;
+		}
+		case DW_CFA_offset_extended:
+		case 0x2f:		/* DW_CFA_GNU_negative_offset_extended */
+			if (read_uleb(c, &a) || read_uleb(c, &b))
+				return -EINVAL;
+			if ((rr = tracked(st, a)))
+				*rr = (struct reg_rule){ RULE_OFFSET,
+					(op == 0x2f ? -1 : 1) * (int64_t)b * c->daf };
+			continue;
+		case DW_CFA_offset_extended_sf:
+			if (read_uleb(c, &a) || read_sleb(c, &sv))
+				return -EINVAL;
+			if ((rr = tracked(st, a)))
+				*rr = (struct reg_rule){ RULE_OFFSET, sv * c->daf };
+			continue;
+		case DW_CFA_restore_extended:
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+			if (read_uleb(c, &a))
+				return -EINVAL;
+			if ((rr = tracked(st, a)))
+				*rr = op == DW_CFA_undefined ? (struct reg_rule){ RULE_UNDEF, 0 } :
+				      op == DW_CFA_same_value ? (struct reg_rule){ RULE_SAME, 0 } :
+				      a == DWREG_RA ? init->ra : init->bp;
+			continue;
+		case DW_CFA_register:
+		case DW_CFA_val_offset:
+		case DW_CFA_val_offset_sf:
+			if (read_uleb(c, &a) || read_uleb(c, &b))
+				return -EINVAL;
+			if ((rr = tracked(st, a)))
+				*rr = (struct reg_rule){ RULE_OTHER, 0 };
+			continue;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			if (read_uleb(c, &a) || read_uleb(c, &b) || b > (uint64_t)(c->end - c->p))
+				return -EINVAL;
+			c->p += b;
+			if ((rr = tracked(st, a)))
+				*rr = (struct reg_rule){ RULE_OTHER, 0 };
+			continue;
+		case DW_CFA_remember_state:
+			if (depth == CFA_STACK_MAX)
+				return 1;
+			stack[depth++] = *st;
+			continue;
+		case DW_CFA_restore_state:
+			if (!depth)
+				return 1;
+			*st = stack[--depth];
+			continue;
+		case DW_CFA_def_cfa:
+			if (read_uleb(c, &a) || read_uleb(c, &b))
+				return -EINVAL;
+			st->cfa_reg = a;
+			st->cfa_off = (int64_t)b;
+			continue;
+		case DW_CFA_def_cfa_sf:
+			if (read_uleb(c, &a) || read_sleb(c, &sv))
+				return -EINVAL;
+			st->cfa_reg = a;
+			st->cfa_off = sv * c->daf;
+			continue;
+		case DW_CFA_def_cfa_register:
+			if (read_uleb(c, &a))
+				return -EINVAL;
+			st->cfa_reg = a;
+			continue;
+		case DW_CFA_def_cfa_offset:
+			if (read_uleb(c, &a))
+				return -EINVAL;
+			st->cfa_off = (int64_t)a;
+			continue;
+		case DW_CFA_def_cfa_offset_sf:
+			if (read_sleb(c, &sv))
+				return -EINVAL;
+			st->cfa_off = sv * c->daf;
+			continue;
+		default:		/* def_cfa_expression, set_loc, vendor ops */
+			return 1;
+		}
+advance:
+		if (!out)
+			return 1;
+		adv *= c->caf;
+		if (!adv)
+			continue;
+		if (in->rows >= BINARY_ROWS_MAX)
+			break;
+		in->rows++;
+		r = state_row(st);
+		r.pc = loc;
+		if (adv >= hi - loc)
+			return segs_push(out, &r, hi);
+		err = segs_push(out, &r, loc + adv);
+		if (err)
+			return err;
+		loc += adv;
+	}
+	if (out && loc < hi) {
+		r = (struct unwind_row){ .cfa_rule = UNWIND_CFA_UNKNOWN };
+		if (in->rows >= BINARY_ROWS_MAX && c->p < c->end)
+			in->cut++;
+		else
+			r = state_row(st);
+		r.pc = loc;
+		return segs_push(out, &r, hi);
+	}
+	return 0;
+}
+
+/* The rows of one FDE (at section offset loc .. end, CIE c) in one pass;
+ * FDEs the interpreter does not take go to libdw. */
+static int fde_rows(Dwarf_CFI *cfi, const struct cie_enc *c, const uint8_t *fde,
+		    const uint8_t *fde_end, uint64_t lo, uint64_t hi, struct elfin *in,
+		    struct segs *out)
+{
+	struct cfa_state init = { .ra = { RULE_UNSPEC, 0 }, .bp = { RULE_UNSPEC, 0 } }, st;
+	struct cfa_prog prog = { c->cie.initial_instructions, c->cie.initial_instructions_end,
+				 c->cie.data_alignment_factor, c->cie.code_alignment_factor };
+	const char *aug = c->cie.augmentation;
+	const uint8_t *p = fde;
+	uint64_t skip;
+	size_t n0 = out->n;
+	int err;
+
+	if (use_libdw_only || c->cie.return_address_register != DWREG_RA ||
+	    (aug && strchr(aug, 'S')) || !prog.p || prog.end < prog.p)
+		return fde_rows_libdw(cfi, lo, hi, in, out);
+	/* initial_location, address_range, then the 'z' augmentation data */
+	if (read_enc_value(c->enc, &p, fde_end, &skip) ||
+	    read_enc_value(c->enc & 0x0f, &p, fde_end, &skip))
+		return fde_rows_libdw(cfi, lo, hi, in, out);
+	if (aug && aug[0] == 'z') {
+		if (read_enc_value(DW_EH_PE_uleb128, &p, fde_end, &skip) ||
+		    skip > (uint64_t)(fde_end - p))
+			return fde_rows_libdw(cfi, lo, hi, in, out);
+		p += skip;
+	}
+	err = cfa_run(&prog, &init, &init, lo, lo, in, NULL);
+	if (err)
+		return err < 0 ? err : fde_rows_libdw(cfi, lo, hi, in, out);
+	st = init;
+	prog.p = p;
+	prog.end = fde_end;
+	err = cfa_run(&prog, &st, &init, lo, hi, in, out);
+	if (err > 0 || err == -EINVAL) {
+		out->n = n0;		/* what libdw makes of it */
+		return fde_rows_libdw(cfi, lo, hi, in, out);
+	}
+	return err;
 }
 
 /* Enumerates the FDEs of a CFI section (eh: .eh_frame, else .debug_frame)
@@ -613,6 +910,7 @@ static int dwarf_collect(struct elfin *in, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi
 				cies = v;
 			}
 			cies[ncies].off = off;
+			cies[ncies].cie = e.cie;
 			cies[ncies++].enc = eh ? cie_fde_encoding(&e.cie) : DW_EH_PE_absptr;
 		} else {
 			if (nfdes == capf) {
@@ -667,7 +965,7 @@ static int dwarf_collect(struct elfin *in, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi
 			st->v[st->n++] = lo;
 			continue;
 		}
-		err = fde_rows(cfi, lo, hi, in, out);
+		err = fde_rows(cfi, c, base + fdes[i].loc, base + fdes[i].end, lo, hi, in, out);
 	}
 free_lists:
 	free(cies);
@@ -956,8 +1254,8 @@ free_segs:
 	t->work = in.work;
 	if (in.cut)
 		msg("%s: %zu functions' call-frame information is longer than is read "
-		    "(%d rows each, %llu in all): the rest of them is not unwound",
-		    t->name, in.cut, FDE_ROWS_MAX, (unsigned long long)BINARY_WORK_MAX);
+		    "(%u rows per binary, %d per CFA expression function): the rest of them "
+		    "is not unwound", t->name, in.cut, BINARY_ROWS_MAX, FDE_LIBDW_ROWS_MAX);
 	segs_free(&cur);
 	segs_free(&acc);
 end_elf:

@@ -2,7 +2,13 @@
 #   make demo   install dependencies, build, profile a bundled workload -> flame.svg
 #   make test   install dependencies, build, run every test
 #   make bench  install the compared tools, run bench/ (not part of test)
+#   make test SANITIZE=1   the same, built with ASan+UBSan in build-asan
+#   make fuzz   the libFuzzer targets of tests/fuzz, longer (FUZZ_SECONDS)
 
+ifeq ($(SANITIZE),1)
+BUILD    ?= build-asan
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
 BUILD    ?= build
 CC       ?= cc
 CLANG    ?= clang
@@ -11,7 +17,7 @@ ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-            -Isrc -I$(BUILD) -D_GNU_SOURCE
+            -Isrc -I$(BUILD) -D_GNU_SOURCE $(SANFLAGS)
 LDLIBS   += -lbpf -lelf -ldw -lz -lpthread -ldl
 BPFCFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
@@ -62,13 +68,24 @@ $(BUILD)/tests/unit-tests: $(UNITOBJS) $(LIBOBJS)
 include tests/workloads/build.mk
 -include tests/fixtures.mk
 -include tests/unwind-fixtures.mk
+include tests/fuzz/build.mk
 
 check-tests: $(BUILD)/stackscope $(BUILD)/tests/unit-tests workloads fixtures
 
+# the fuzz targets run too when clang's libFuzzer is here (else a skip
+# with the reason)
 test:
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory check-tests
-	@tests/run.sh $(BUILD)
+	@mkdir -p $(FUZZ_BUILD)
+	@if $(MAKE) --no-print-directory fuzz-targets >$(FUZZ_BUILD)/build.log 2>&1; then \
+		rm -f $(FUZZ_BUILD)/.skip; \
+	else \
+		rm -f $(FUZZ_TARGETS); \
+		echo "the fuzz targets did not build (clang with libFuzzer: scripts/deps.sh fuzz; $(FUZZ_BUILD)/build.log)" \
+			>$(FUZZ_BUILD)/.skip; \
+	fi
+	@FUZZ_BUILD=$(FUZZ_BUILD) tests/run.sh $(BUILD)
 
 demo:
 	@scripts/deps.sh build
@@ -81,4 +98,4 @@ bench:
 	@bench/run.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD)

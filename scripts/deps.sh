@@ -4,19 +4,22 @@
 # at all when nothing is missing.
 #   scripts/deps.sh build   compiler, BPF toolchain, libraries
 #   scripts/deps.sh test    build + what the tests use
+#   scripts/deps.sh fuzz    test + clang's libFuzzer and sanitizer runtimes
 #   scripts/deps.sh bench   build + the tools stackscope is compared against
 #                           (and GNU time for /usr/bin/time)
 set -eu
 
 build="make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev pkg-config"
 test="$build gcc binutils libxml2-utils python3"
+fuzz="$test libclang-rt-dev"
 bench="$build gcc linux-perf bpftrace hyperfine time strace uftrace"
 
 case "${1:-build}" in
 build) want=$build ;;
 test) want=$test ;;
+fuzz) want=$fuzz ;;
 bench) want=$bench ;;
-*) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|fuzz|bench" >&2; exit 2 ;;
 esac
 
 missing=""

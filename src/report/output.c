@@ -71,6 +71,27 @@ static int special_close(void *cookie)
 	return close((int)(intptr_t)cookie);
 }
 
+/* Root or the caller owns a FIFO or device output; else why not. */
+static bool owner_ok(const struct stat *st, char *why, size_t size)
+{
+	if (st->st_uid == 0 || st->st_uid == getuid())
+		return true;
+	snprintf(why, size, "%s owned by uid %u, not root or the caller: refused",
+		 S_ISFIFO(st->st_mode) ? "a FIFO" : "a device", (unsigned)st->st_uid);
+	return false;
+}
+
+int output_check(const char *path, char *why, size_t size)
+{
+	struct stat st;
+
+	if (!path || !strcmp(path, "-") || own_fd(path) >= 0 || lstat(path, &st))
+		return 0;
+	if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && !owner_ok(&st, why, size))
+		return -EPERM;
+	return 0;
+}
+
 /* A destination that is a character device or FIFO (/dev/null, a named
  * pipe) is written in place: renaming over it would replace the node
  * itself.  Only one owned by root or by us: another user's FIFO would
@@ -81,7 +102,6 @@ static int special_close(void *cookie)
  * is to be created or replaced by rename, or -errno (o->why says more). */
 static int open_special(struct output *o, const char *path)
 {
-	const char *what;
 	struct stat st;
 	int fd;
 
@@ -93,12 +113,8 @@ static int open_special(struct output *o, const char *path)
 		return -EISDIR;
 	if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
 		return -ENOTSUP;
-	what = S_ISFIFO(st.st_mode) ? "a FIFO" : "a device";
-	if (st.st_uid != 0 && st.st_uid != getuid()) {
-		snprintf(o->why, sizeof(o->why), "%s owned by uid %u, not root or the caller: refused",
-			 what, (unsigned)st.st_uid);
+	if (!owner_ok(&st, o->why, sizeof(o->why)))
 		return -EPERM;
-	}
 	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENXIO && S_ISFIFO(st.st_mode))

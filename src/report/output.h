@@ -11,6 +11,7 @@
 #ifndef STACKSCOPE_REPORT_OUTPUT_H
 #define STACKSCOPE_REPORT_OUTPUT_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct output {
@@ -23,6 +24,10 @@ struct output {
 
 /* path NULL or "-" = stdout.  Returns 0 or -errno. */
 int output_open(struct output *o, const char *path);
+/* Before a run: 0, or -EPERM with the reason in why when path is a FIFO
+ * or device output_open() would refuse for its owner (nothing opened: a
+ * reader of the FIFO sees nothing). */
+int output_check(const char *path, char *why, size_t size);
 /* The message for output_open()'s error err: "a FIFO with no reader",
  * "cannot create: REASON"... */
 const char *output_error(const struct output *o, int err);

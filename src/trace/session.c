@@ -100,8 +100,16 @@ void session_opts_free(struct session_opts *o)
 
 struct session *session_new(const struct session_opts *o)
 {
-	struct session *s = calloc(1, sizeof(*s));
+	struct session *s;
+	char why[96];
 
+	/* an output refused at the end would waste the whole capture */
+	if (output_check(o->output, why, sizeof(why))) {
+		msg("%s: %s", o->output, why);
+		errno = EPERM;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto fail;
 	s->o = *o;

@@ -3,11 +3,12 @@
 # -o onto a FIFO another user made: refused at once, in one line
 test_output_fifo_of_another_user() {
 	mkfifo out.fifo && chown nobody out.fifo || skip "cannot make a FIFO owned by nobody"
-	timeout -s KILL 30 "$SS" profile -o "$T/out.fifo" -- true 2>err.txt
+	timeout -s KILL 30 "$SS" profile -o "$T/out.fifo" -- touch ran 2>err.txt
 	rc=$?
 	[ $rc = 1 ] || fail "exit $rc (137: blocked on the FIFO): $(cat err.txt)"
-	grep -qx "stackscope: $T/out.fifo: a FIFO owned by uid 65534, not root or the caller: refused" err.txt ||
+	[ "$(cat err.txt)" = "stackscope: $T/out.fifo: a FIFO owned by uid 65534, not root or the caller: refused" ] ||
 		fail "message: $(cat err.txt)"
+	[ ! -e ran ] || fail "refused only after the capture"
 }
 
 # -o onto our own FIFO nobody reads: refused, not waited for

@@ -69,3 +69,10 @@ test_probe_inside_instruction_refused() {
 		fail "message: $(cat err.txt)"
 	grep -q '^ *[0-9]* *[0-9]*) .*|    load(' out.txt || fail "load not traced: $(cat out.txt)"
 }
+
+# messages on stderr name files others chose: escaped too
+test_escapes_in_messages() {
+	timeout -s KILL 30 "$SS" profile -- "./"$'\e[2Jnope' 2>err.txt
+	! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' err.txt || fail "raw control bytes: $(od -c err.txt | head -3)"
+	grep -qF "cannot run './\\x1b[2Jnope'" err.txt || fail "message: $(cat err.txt)"
+}

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -40,28 +41,32 @@ static bool stop_pending(void)
 				     sigismember(&set, SIGTERM) == 1);
 }
 
-/* Writes to a FIFO or device stay O_NONBLOCK: a reader that stops reading
- * makes us wait in poll(), and a pending SIGINT/SIGTERM ends the wait with
- * a write error (EINTR) instead of blocking the run forever. */
+/* Writes to a pipe, FIFO, terminal or device never block with SIGINT and
+ * SIGTERM held (the event loop reads them from its signalfd): each write
+ * waits in poll() for room, PIPE_BUF bytes at a time (which a pipe with
+ * room takes whole), and a pending SIGINT/SIGTERM ends the wait with a
+ * write error (EINTR) instead of blocking the run forever on a reader
+ * that stopped reading.  FIFOs and devices we open are O_NONBLOCK too. */
 static ssize_t special_write(void *cookie, const char *buf, size_t size)
 {
 	struct pollfd pfd = { .fd = (int)(intptr_t)cookie, .events = POLLOUT };
 	size_t done = 0;
 
 	while (done < size) {
-		ssize_t n = write(pfd.fd, buf + done, size - done);
+		size_t len = size - done < PIPE_BUF ? size - done : PIPE_BUF;
+		ssize_t n = -1;
 
+		if (poll(&pfd, 1, stop_pending() ? 0 : 100) > 0) {
+			n = write(pfd.fd, buf + done, len);
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return done ? (ssize_t)done : -1;
+		}
 		if (n > 0) {
 			done += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			return done ? (ssize_t)done : -1;
-		if (stop_pending()) {
+		} else if (stop_pending()) {
 			errno = EINTR;
 			return done ? (ssize_t)done : -1;
 		}
-		poll(&pfd, 1, 100);
 	}
 	return (ssize_t)done;
 }
@@ -140,15 +145,44 @@ const char *output_error(const struct output *o, int err)
 	return buf;
 }
 
+/* o writes through fd (ours from here): stdio for a regular file, else
+ * special_write(). */
+static int open_fd(struct output *o, int fd)
+{
+	struct stat st;
+	int err;
+
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		o->f = fdopen(fd, "w");
+	else
+		o->f = fopencookie((void *)(intptr_t)fd, "w",
+				   (cookie_io_functions_t){ .write = special_write,
+							    .close = special_close });
+	if (!o->f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	o->special = true;
+	return 0;
+}
+
 int output_open(struct output *o, const char *path)
 {
 	const char *slash;
+	struct stat st;
 	int fd, err;
 
 	memset(o, 0, sizeof(*o));
 	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
-		o->f = stdout;
-		return 0;
+		/* a pipe or terminal: through special_write() on a copy */
+		if (fstat(STDOUT_FILENO, &st) || S_ISREG(st.st_mode) ||
+		    (fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0) {
+			o->f = stdout;
+			return 0;
+		}
+		fflush(stdout);
+		return open_fd(o, fd);
 	}
 	/* our own descriptor: written where it points, whatever it is (a
 	 * file stderr was redirected to must not be renamed over) */
@@ -157,33 +191,13 @@ int output_open(struct output *o, const char *path)
 		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (fd < 0)
 			return -errno;
-	} else {
-		fd = open_special(o, path);
-		if (fd < 0)
-			return fd;
-		if (fd > 0) {
-			o->f = fopencookie((void *)(intptr_t)fd, "w",
-					   (cookie_io_functions_t){ .write = special_write,
-								    .close = special_close });
-			if (!o->f) {
-				err = -errno;
-				close(fd);
-				return err;
-			}
-			o->special = true;
-			return 0;
-		}
+		return open_fd(o, fd);
 	}
-	if (fd > 0) {
-		o->f = fdopen(fd, "w");
-		if (!o->f) {
-			err = -errno;
-			close(fd);
-			return err;
-		}
-		o->special = true;
-		return 0;
-	}
+	fd = open_special(o, path);
+	if (fd < 0)
+		return fd;
+	if (fd > 0)
+		return open_fd(o, fd);
 	o->path = strdup(path);
 	slash = strrchr(path, '/');
 	if (!o->path || asprintf(&o->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0,

@@ -76,3 +76,17 @@ test_escapes_in_messages() {
 	! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' err.txt || fail "raw control bytes: $(od -c err.txt | head -3)"
 	grep -qF "cannot run './\\x1b[2Jnope'" err.txt || fail "message: $(cat err.txt)"
 }
+
+# stdout a pipe whose reader stopped reading: SIGINT still ends the run
+test_stdout_stalled_pipe_sigint() {
+	mkfifo stall.fifo
+	exec 3<>stall.fifo	# a reader that never reads
+	"$SS" syscalls -- "$WL/syscall_heavy" 1 >&3 2>err.txt &
+	pid=$!
+	wait_for "tracing_live $pid"
+	wait_for "child=\$(pgrep -x syscall_heavy -P $pid)"
+	wait_for "exited $child" 30
+	kill -INT $pid
+	wait_for "exited $pid"
+	exec 3<&-
+}

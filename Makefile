@@ -4,7 +4,13 @@
 #   make bench  install the compared tools, run bench/ (not part of test)
 #   make install / uninstall   [PREFIX=/usr/local] [DESTDIR=]
 #   make man    regenerate the committed man pages from man/*.scd (needs scdoc)
+#   make test SANITIZE=1   the same, built with ASan+UBSan in build-asan
+#   make fuzz   the libFuzzer targets of tests/fuzz, longer (FUZZ_SECONDS)
 
+ifeq ($(SANITIZE),1)
+BUILD    ?= build-asan
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
 BUILD    ?= build
 CC       ?= cc
 CLANG    ?= clang
@@ -13,7 +19,7 @@ ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-            -Isrc -I$(BUILD) -D_GNU_SOURCE
+            -Isrc -I$(BUILD) -D_GNU_SOURCE $(SANFLAGS)
 LDLIBS   += -lbpf -lelf -ldw -lz -lpthread -ldl
 BPFCFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
@@ -28,7 +34,7 @@ UNITOBJS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.o,$(UNITSRCS))
 
 WLSRCS   := $(wildcard tests/workloads/*.c)
 
-.PHONY: all deps demo test bench clean check-tests fuzz-lang install uninstall man
+.PHONY: all deps demo test bench clean check-tests install uninstall man
 all: $(BUILD)/stackscope
 
 deps:
@@ -61,25 +67,27 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard tests/unit/*.h src/*.h src/*/
 $(BUILD)/tests/unit-tests: $(UNITOBJS) $(LIBOBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-# The language's front end under libFuzzer (clang's libclang_rt.fuzzer):
-#   make fuzz-lang && build/fuzz-lang -max_total_time=10 tests/fuzz/lang-corpus
-FUZZ_LANG_SRCS := $(wildcard src/lang/*.c) tests/fuzz/fuzz_lang.c
-$(BUILD)/fuzz-lang: $(FUZZ_LANG_SRCS) $(wildcard src/lang/*.h)
-	@mkdir -p $(@D)
-	$(CLANG) -g -O1 -std=gnu11 -Isrc -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined $(FUZZ_LANG_SRCS) -o $@
-fuzz-lang: $(BUILD)/fuzz-lang
-
 include tests/workloads/build.mk
 -include tests/fixtures.mk
 -include tests/unwind-fixtures.mk
+include tests/fuzz/build.mk
 
 check-tests: $(BUILD)/stackscope $(BUILD)/tests/unit-tests workloads fixtures
 
+# the fuzz targets run too when clang's libFuzzer is here (else a skip
+# with the reason)
 test:
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory check-tests
-	@tests/run.sh $(BUILD)
+	@mkdir -p $(FUZZ_BUILD)
+	@if $(MAKE) --no-print-directory fuzz-targets >$(FUZZ_BUILD)/build.log 2>&1; then \
+		rm -f $(FUZZ_BUILD)/.skip; \
+	else \
+		rm -f $(FUZZ_TARGETS); \
+		echo "the fuzz targets did not build (clang with libFuzzer: scripts/deps.sh fuzz; $(FUZZ_BUILD)/build.log)" \
+			>$(FUZZ_BUILD)/.skip; \
+	fi
+	@FUZZ_BUILD=$(FUZZ_BUILD) tests/run.sh $(BUILD)
 
 demo:
 	@scripts/deps.sh build
@@ -92,7 +100,7 @@ bench:
 	@bench/run.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD)
 
 # ---- install --------------------------------------------------------------
 # The binary goes to bin, not sbin: flamegraph and `run --dump ast` need no

@@ -4,6 +4,7 @@
 # at all when nothing is missing.
 #   scripts/deps.sh build   compiler, BPF toolchain, libraries
 #   scripts/deps.sh test    build + what the tests use
+#   scripts/deps.sh fuzz    test + clang's libFuzzer and sanitizer runtimes
 #   scripts/deps.sh bench   build + the tools stackscope is compared against
 #                           (and GNU time for /usr/bin/time)
 #   scripts/deps.sh doc     scdoc, to regenerate the committed man pages
@@ -12,15 +13,17 @@ set -eu
 
 build="make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev pkg-config"
 test="$build gcc binutils libxml2-utils python3 strace golang-go mandoc"
+fuzz="$test libclang-rt-dev"
 bench="$build gcc linux-perf bpftrace hyperfine time strace uftrace"
 doc="scdoc"
 
 case "${1:-build}" in
 build) want=$build ;;
 test) want=$test ;;
+fuzz) want=$fuzz ;;
 bench) want=$bench ;;
 doc) want=$doc ;;
-*) echo "usage: $0 build|test|bench|doc" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|fuzz|bench|doc" >&2; exit 2 ;;
 esac
 
 missing=""

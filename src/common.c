@@ -12,18 +12,34 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "report/text.h"
 
 int verbose;
+
+/* "stackscope: " + the message with its control bytes escaped: messages
+ * carry file, process and symbol names others chose. */
+static void say(const char *fmt, va_list ap)
+{
+	char *buf;
+	int n = vasprintf(&buf, fmt, ap);
+
+	fputs("stackscope: ", stderr);
+	if (n < 0)
+		fputs(fmt, stderr);
+	else
+		text_put_n(stderr, buf, (size_t)n);
+	fputc('\n', stderr);
+	if (n >= 0)
+		free(buf);
+}
 
 void msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("stackscope: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void debug(const char *fmt, ...)
@@ -32,11 +48,9 @@ void debug(const char *fmt, ...)
 
 	if (!verbose)
 		return;
-	fputs("stackscope: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* libbpf reports at WARN what the caller handles and says in one line

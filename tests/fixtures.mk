@@ -115,3 +115,57 @@ $(SYMFIX_DIR)/%.plt:
 	objdump -d -j .plt -j .plt.sec $(SYMFIX_BIN) 2>/dev/null | \
 		awk '/^[0-9a-f]+ <.*@plt>:$$/ { gsub(/[<>:]/, "", $$2); print $$2, $$1 }' > $@.tmp
 	mv $@.tmp $@
+
+# Hostile .gnu_debuglink names (test_debugfile.c), in $(SYMFIX_DIR)/dlink/:
+#   target.debug       the DWARF of graph_wl.O2 (the debug file to not reach)
+#   sub/dotdot         graph_wl.nodebug linking "../target.debug"
+#   sub/fifo           linking "fifo.debug", a FIFO beside it
+#   sub/symlink        linking "symlink.debug", a symlink to ../target.debug
+#   sub/plain          linking "plain.debug", a copy of target.debug (found)
+#   sub/esyms-symlink  symbols-nosyms linking "esyms.debug", a symlink to
+#                      the real .debug/symbols-linked.debug
+DLINK_DIR := $(SYMFIX_DIR)/dlink
+DLINK_BIN := $(WLDIR)/graph/graph_wl.nodebug
+fixtures: $(DLINK_DIR)/stamp
+
+$(DLINK_DIR)/stamp: $(WLDIR)/graph/graph_wl.O2 $(DLINK_BIN) $(SYMFIX_DIR)/symbols-nosyms \
+		$(SYMFIX_DIR)/.debug/symbols-linked.debug tests/fixtures/debuglink.py
+	rm -rf $(DLINK_DIR)
+	mkdir -p $(DLINK_DIR)/sub
+	objcopy --only-keep-debug $(WLDIR)/graph/graph_wl.O2 $(DLINK_DIR)/target.debug
+	cp $(DLINK_DIR)/target.debug $(DLINK_DIR)/sub/plain.debug
+	tests/fixtures/debuglink.py $(DLINK_BIN) $(DLINK_DIR)/sub/dotdot ../target.debug $(DLINK_DIR)/target.debug
+	tests/fixtures/debuglink.py $(DLINK_BIN) $(DLINK_DIR)/sub/fifo fifo.debug $(DLINK_DIR)/target.debug
+	mkfifo $(DLINK_DIR)/sub/fifo.debug
+	tests/fixtures/debuglink.py $(DLINK_BIN) $(DLINK_DIR)/sub/symlink symlink.debug $(DLINK_DIR)/target.debug
+	ln -s ../target.debug $(DLINK_DIR)/sub/symlink.debug
+	tests/fixtures/debuglink.py $(DLINK_BIN) $(DLINK_DIR)/sub/plain plain.debug $(DLINK_DIR)/target.debug
+	tests/fixtures/debuglink.py $(SYMFIX_DIR)/symbols-nosyms $(DLINK_DIR)/sub/esyms-symlink esyms.debug \
+		$(SYMFIX_DIR)/.debug/symbols-linked.debug
+	ln -s ../../.debug/symbols-linked.debug $(DLINK_DIR)/sub/esyms.debug
+	touch $@
+
+# Decompression bombs (test_debugfile.c), from graph_wl.O2 (DWARF):
+#   zbomb-forged   .debug_info SHF_COMPRESSED claiming 1 GiB, holding 1 KiB
+#   zbomb-real     .debug_info inflating to 96 MiB of zeros (~100 KB file)
+#   zbomb-frame    chain.debugframe whose .debug_frame claims 1 GiB
+fixtures: $(SYMFIX_DIR)/zbomb-forged $(SYMFIX_DIR)/zbomb-real $(SYMFIX_DIR)/zbomb-frame
+$(SYMFIX_DIR)/zbomb-forged: $(WLDIR)/graph/graph_wl.O2 tests/fixtures/zbomb.py
+	tests/fixtures/zbomb.py $< $@ .debug_info 1073741824 1024
+$(SYMFIX_DIR)/zbomb-real: $(WLDIR)/graph/graph_wl.O2 tests/fixtures/zbomb.py
+	tests/fixtures/zbomb.py $< $@ .debug_info 100663296 100663296
+$(SYMFIX_DIR)/zbomb-frame: $(WLDIR)/unwind/chain.debugframe tests/fixtures/zbomb.py
+	tests/fixtures/zbomb.py $< $@ .debug_frame 1073741824 1024
+
+# unwind-longfde.so: one function whose FDE has 100,000 rows (400 KB of
+# valid CFI: .cfi_adjust_cfa_offset after each push/pop)
+fixtures: $(SYMFIX_DIR)/unwind-longfde.so
+$(SYMFIX_DIR)/unwind-longfde.so:
+	@mkdir -p $(@D)
+	{ echo '.text'; echo '.globl longfde'; echo '.type longfde,@function'; echo 'longfde:'; \
+	  echo '.cfi_startproc'; \
+	  echo '.rept 50000'; echo 'push %rbx'; echo '.cfi_adjust_cfa_offset 8'; \
+	  echo 'pop %rbx'; echo '.cfi_adjust_cfa_offset -8'; echo '.endr'; \
+	  echo 'ret'; echo '.cfi_endproc'; echo '.size longfde,.-longfde'; } > $@.s
+	$(CC) -nostdlib -shared $@.s -o $@
+	rm -f $@.s

@@ -39,6 +39,30 @@ for f in "$ROOT"/tests/doc/test_*.sh; do
 	done < <(bash "$ROOT/tests/e2e/harness.sh" "$f" "$FILTER" 2>&1)
 done
 
+# --- fuzz targets (make fuzz-targets; FUZZ_TEST_SECONDS each) --------------
+if [ -z "$FILTER" ] || [[ fuzz == *"$FILTER"* ]]; then
+	FZ=${FUZZ_BUILD:-build-fuzz}
+	FZ=$(cd "$ROOT" && mkdir -p "$FZ" && cd "$FZ" && pwd)
+	if [ -f "$FZ/.skip" ] || ! ls "$FZ"/fuzz_* >/dev/null 2>&1; then
+		line="skip fuzz: $(cat "$FZ/.skip" 2>/dev/null || echo "no fuzz targets built (make fuzz-targets)")"
+		echo "$line"
+		count_line "$line"
+	else
+		for t in "$FZ"/fuzz_*; do
+			n=${t##*/fuzz_}
+			mkdir -p "$FZ/corpus/$n"
+			if "$t" -max_total_time="${FUZZ_TEST_SECONDS:-5}" -max_len=65536 \
+				-artifact_prefix="$FZ/" "$FZ/corpus/$n" "$FZ/seeds/$n" >"$FZ/$n.log" 2>&1; then
+				line="ok fuzz/$n"
+			else
+				line="FAIL fuzz/$n: crashed, see $FZ/$n.log and $FZ/crash-*"
+			fi
+			echo "$line"
+			count_line "$line"
+		done
+	fi
+fi
+
 # --- end-to-end tests ------------------------------------------------------
 if [ "$(id -u)" != 0 ]; then
 	echo "skip e2e: the end-to-end tests load BPF programs and must run as root"

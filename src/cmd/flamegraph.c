@@ -236,7 +236,7 @@ int cmd_flamegraph(int argc, char **argv)
 								     : "Flame graph";
 	err = output_open(&out, out_path);
 	if (err) {
-		msg("%s: cannot create: %s", out_path, strerror(-err));
+		msg("%s: %s", out_path, output_error(&out, err));
 		goto free_stacks;
 	}
 	if (format == REPORT_FOLDED) {

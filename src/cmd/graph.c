@@ -35,7 +35,7 @@ _Static_assert(GRAPH_STR_MAX == GRAPH_STR_LIMIT, "string sizes of bpf/graph.h an
 static const char usage_text[] =
 "usage: stackscope graph --func PATTERN [--func PATTERN]... [--notrace PATTERN]...\n"
 "                        [-p PID | -- CMD ARGS...] [--depth N] [--min-duration US]\n"
-"                        [--no-args] [-s STRSIZE] [--format text|json] [-o FILE] [-d SECONDS]\n"
+"                        [--no-args] [--unsafe] [-s STRSIZE] [--format text|json] [-o FILE] [-d SECONDS]\n"
 "\n"
 "Every call of the selected functions, nested under its caller per thread, with\n"
 "its arguments and return value (names and types from DWARF) and its duration.\n"
@@ -48,6 +48,8 @@ static const char usage_text[] =
 "  --depth N          show calls nested at most N deep\n"
 "  --min-duration US  hide calls shorter than US microseconds (and their callees)\n"
 "  --no-args          no arguments or return values\n"
+"  --unsafe           also probe functions whose start no FDE or DWARF confirms\n"
+"                     as an instruction boundary (a wrong one crashes the program)\n"
 "  -s STRSIZE         bytes of each string argument shown (default 64, at most 255)\n"
 "  --format FMT       text (default) or json (Chrome / Perfetto trace events)\n"
 "  -o FILE            write there instead of stdout\n"
@@ -60,7 +62,7 @@ struct graph_run {
 	int nfuncs, nnotrace;
 	pid_t pid;		/* -p, or the launched command */
 	long depth, min_us, str_size;
-	bool no_args;
+	bool no_args, unsafe;
 	enum report_format format;
 
 	struct funcsel fs;
@@ -81,6 +83,7 @@ static int parse_args(struct graph_run *r, int argc, char **argv)
 		{ "depth", required_argument, NULL, 'D' },
 		{ "min-duration", required_argument, NULL, 'm' },
 		{ "no-args", no_argument, NULL, 'A' },
+		{ "unsafe", no_argument, NULL, 'U' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -131,6 +134,9 @@ static int parse_args(struct graph_run *r, int argc, char **argv)
 				msg("--min-duration %s: expected microseconds", optarg);
 				return 2;
 			}
+			break;
+		case 'U':
+			r->unsafe = true;
 			break;
 		case 'A':
 			r->no_args = true;
@@ -496,7 +502,7 @@ static int setup(struct graph_run *r, struct session *s)
 		session_launch(s);
 	}
 	err = funcsel_resolve(&r->fs, exe, r->o.cmd ? 0 : r->pid, r->funcs, r->nfuncs, r->notrace,
-			      r->nnotrace);
+			      r->nnotrace, r->unsafe);
 	if (err)
 		return err;
 	check_kernel_funcs(r);

@@ -4,22 +4,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/folded.h"
+#include "report/text.h"
 
 #define KERNEL_SUFFIX "_[k]"
 #define KERNEL_SUFFIX_LEN (sizeof(KERNEL_SUFFIX) - 1)
 
-/* Writes name with the characters that delimit frames and lines replaced. */
+/* Writes name with ';' (the frame delimiter) as ':' and control
+ * characters escaped (report/text.h). */
 static void put_name(FILE *f, const char *name)
 {
 	const char *p = name;
 
 	while (*p) {
-		size_t n = strcspn(p, ";\n\r");
-		fwrite(p, 1, n, f);
+		size_t n = strcspn(p, ";");
+
+		text_put_n(f, p, n);
 		p += n;
 		if (!*p)
 			break;
-		fputc(*p == ';' ? ':' : ' ', f);
+		fputc(':', f);
 		p++;
 	}
 }

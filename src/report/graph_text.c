@@ -5,6 +5,7 @@
  *    4242   1)    1.204 us  |  } = 7; /+ manhattan +/            */
 #include <stdbool.h>
 #include "report/graph_writer.h"
+#include "report/text.h"
 
 struct text_writer {
 	FILE *out;
@@ -32,10 +33,14 @@ static void prefix(FILE *out, const struct graph_line *l, bool dur)
 
 static void call(FILE *out, const struct graph_line *l)
 {
-	fputs(l->name, out);
+	text_put(out, l->name);
 	fputc('(', out);
-	for (int i = 0; i < l->nargs; i++)
-		fprintf(out, "%s%s=%s", i ? ", " : "", l->args[i].name, l->args[i].value);
+	for (int i = 0; i < l->nargs; i++) {
+		fputs(i ? ", " : "", out);
+		text_put(out, l->args[i].name);
+		fputc('=', out);
+		text_put(out, l->args[i].value);
+	}
 	fputc(')', out);
 }
 
@@ -54,10 +59,15 @@ static void text_call_leaf(void *w, const struct graph_line *l)
 
 	prefix(out, l, !l->why);
 	call(out, l);
-	if (l->why)
-		fprintf(out, "; /* no return: %s */\n", l->why);
-	else
-		fprintf(out, "%s%s;\n", l->ret[0] ? " = " : "", l->ret);
+	if (l->why) {
+		fputs("; /* no return: ", out);
+		text_put(out, l->why);
+		fputs(" */\n", out);
+	} else {
+		fputs(l->ret[0] ? " = " : "", out);
+		text_put(out, l->ret);
+		fputs(";\n", out);
+	}
 }
 
 static void text_call_close(void *w, const struct graph_line *l)
@@ -65,12 +75,19 @@ static void text_call_close(void *w, const struct graph_line *l)
 	FILE *out = ((struct text_writer *)w)->out;
 
 	prefix(out, l, !l->why);
-	if (l->why)
-		fprintf(out, "} /* %s: no return: %s */\n", l->name, l->why);
-	else if (l->ret[0])
-		fprintf(out, "} = %s; /* %s */\n", l->ret, l->name);
-	else
-		fprintf(out, "} /* %s */\n", l->name);
+	fputc('}', out);
+	if (!l->why && l->ret[0]) {
+		fputs(" = ", out);
+		text_put(out, l->ret);
+		fputc(';', out);
+	}
+	fputs(" /* ", out);
+	text_put(out, l->name);
+	if (l->why) {
+		fputs(": no return: ", out);
+		text_put(out, l->why);
+	}
+	fputs(" */\n", out);
 }
 
 static void text_end(void *w, uint64_t lost_events)

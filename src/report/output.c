@@ -1,5 +1,9 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,13 +31,81 @@ static int own_fd(const char *path)
 	return *end || fd < 0 || fd > 1 << 20 ? -1 : (int)fd;
 }
 
-/* A destination that is a character device, FIFO or socket (/dev/null, a
- * named pipe) is written in place: renaming over it would replace the
- * node itself.  A symlink is never followed (it is replaced), except to
- * our own descriptors (/dev/stderr).  Block devices are refused.
- * Returns the open fd, 0 when the path is to be created or replaced by
- * rename, or -errno. */
-static int open_special(const char *path)
+/* A SIGINT or SIGTERM waits for us (blocked while the event loop reads
+ * them from its signalfd). */
+static bool stop_pending(void)
+{
+	sigset_t set;
+
+	return !sigpending(&set) && (sigismember(&set, SIGINT) == 1 ||
+				     sigismember(&set, SIGTERM) == 1);
+}
+
+/* Writes to a pipe, FIFO, terminal or device never block with SIGINT and
+ * SIGTERM held (the event loop reads them from its signalfd): each write
+ * waits in poll() for room, PIPE_BUF bytes at a time (which a pipe with
+ * room takes whole), and a pending SIGINT/SIGTERM ends the wait with a
+ * write error (EINTR) instead of blocking the run forever on a reader
+ * that stopped reading.  FIFOs and devices we open are O_NONBLOCK too. */
+static ssize_t special_write(void *cookie, const char *buf, size_t size)
+{
+	struct pollfd pfd = { .fd = (int)(intptr_t)cookie, .events = POLLOUT };
+	size_t done = 0;
+
+	while (done < size) {
+		size_t len = size - done < PIPE_BUF ? size - done : PIPE_BUF;
+		ssize_t n = -1;
+
+		if (poll(&pfd, 1, stop_pending() ? 0 : 100) > 0) {
+			n = write(pfd.fd, buf + done, len);
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return done ? (ssize_t)done : -1;
+		}
+		if (n > 0) {
+			done += (size_t)n;
+		} else if (stop_pending()) {
+			errno = EINTR;
+			return done ? (ssize_t)done : -1;
+		}
+	}
+	return (ssize_t)done;
+}
+
+static int special_close(void *cookie)
+{
+	return close((int)(intptr_t)cookie);
+}
+
+/* Root or the caller owns a FIFO or device output; else why not. */
+static bool owner_ok(const struct stat *st, char *why, size_t size)
+{
+	if (st->st_uid == 0 || st->st_uid == getuid())
+		return true;
+	snprintf(why, size, "%s owned by uid %u, not root or the caller: refused",
+		 S_ISFIFO(st->st_mode) ? "a FIFO" : "a device", (unsigned)st->st_uid);
+	return false;
+}
+
+int output_check(const char *path, char *why, size_t size)
+{
+	struct stat st;
+
+	if (!path || !strcmp(path, "-") || own_fd(path) >= 0 || lstat(path, &st))
+		return 0;
+	if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && !owner_ok(&st, why, size))
+		return -EPERM;
+	return 0;
+}
+
+/* A destination that is a character device or FIFO (/dev/null, a named
+ * pipe) is written in place: renaming over it would replace the node
+ * itself.  Only one owned by root or by us: another user's FIFO would
+ * hold the run at its will.  It is opened O_NONBLOCK (a FIFO with no
+ * reader is refused, not waited for).  A symlink is never followed (it
+ * is replaced), except to our own descriptors (/dev/stderr).  Block
+ * devices and sockets are refused.  Returns the open fd, 0 when the path
+ * is to be created or replaced by rename, or -errno (o->why says more). */
+static int open_special(struct output *o, const char *path)
 {
 	struct stat st;
 	int fd;
@@ -44,28 +116,73 @@ static int open_special(const char *path)
 		return 0;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	if (S_ISBLK(st.st_mode))
+	if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
 		return -ENOTSUP;
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0)
+	if (!owner_ok(&st, o->why, sizeof(o->why)))
+		return -EPERM;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENXIO && S_ISFIFO(st.st_mode))
+			snprintf(o->why, sizeof(o->why), "a FIFO with no reader");
 		return -errno;
+	}
 	/* it may have been swapped since the stat */
-	if (fstat(fd, &st) || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
+	if (fstat(fd, &st) || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) ||
+	    (st.st_uid != 0 && st.st_uid != getuid())) {
 		close(fd);
 		return -EAGAIN;
 	}
 	return fd;
 }
 
+const char *output_error(const struct output *o, int err)
+{
+	static char buf[128];
+
+	if (o->why[0])
+		return o->why;
+	snprintf(buf, sizeof(buf), "cannot create: %s", strerror(-err));
+	return buf;
+}
+
+/* o writes through fd (ours from here): stdio for a regular file, else
+ * special_write(). */
+static int open_fd(struct output *o, int fd)
+{
+	struct stat st;
+	int err;
+
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		o->f = fdopen(fd, "w");
+	else
+		o->f = fopencookie((void *)(intptr_t)fd, "w",
+				   (cookie_io_functions_t){ .write = special_write,
+							    .close = special_close });
+	if (!o->f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	o->special = true;
+	return 0;
+}
+
 int output_open(struct output *o, const char *path)
 {
 	const char *slash;
+	struct stat st;
 	int fd, err;
 
 	memset(o, 0, sizeof(*o));
 	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
-		o->f = stdout;
-		return 0;
+		/* a pipe or terminal: through special_write() on a copy */
+		if (fstat(STDOUT_FILENO, &st) || S_ISREG(st.st_mode) ||
+		    (fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0) {
+			o->f = stdout;
+			return 0;
+		}
+		fflush(stdout);
+		return open_fd(o, fd);
 	}
 	/* our own descriptor: written where it points, whatever it is (a
 	 * file stderr was redirected to must not be renamed over) */
@@ -74,21 +191,13 @@ int output_open(struct output *o, const char *path)
 		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (fd < 0)
 			return -errno;
-	} else {
-		fd = open_special(path);
-		if (fd < 0)
-			return fd;
+		return open_fd(o, fd);
 	}
-	if (fd > 0) {
-		o->f = fdopen(fd, "w");
-		if (!o->f) {
-			err = -errno;
-			close(fd);
-			return err;
-		}
-		o->special = true;
-		return 0;
-	}
+	fd = open_special(o, path);
+	if (fd < 0)
+		return fd;
+	if (fd > 0)
+		return open_fd(o, fd);
 	o->path = strdup(path);
 	slash = strrchr(path, '/');
 	if (!o->path || asprintf(&o->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0,

@@ -3,13 +3,15 @@
  * over the destination at the end, so an existing symlink or hard link at
  * the destination is replaced, never written through, and a failed run
  * leaves the old file untouched.  A destination that is a character
- * device or FIFO (/dev/null, a named pipe) is written in place; our own
+ * device or FIFO (/dev/null, a named pipe) owned by root or the caller is
+ * written in place, never waited for (no reader: refused); our own
  * descriptors (/dev/stderr, /dev/fd/N, /proc/self/fd/N) are written
  * through, whatever they point to, and no other symlink is followed;
  * block devices are refused. */
 #ifndef STACKSCOPE_REPORT_OUTPUT_H
 #define STACKSCOPE_REPORT_OUTPUT_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct output {
@@ -17,10 +19,18 @@ struct output {
 	char *path;	/* destination; NULL for stdout */
 	char *tmp;	/* the temporary being written */
 	bool special;	/* a device or FIFO written in place */
+	char why[96];	/* why output_open() refused, when it says more */
 };
 
 /* path NULL or "-" = stdout.  Returns 0 or -errno. */
 int output_open(struct output *o, const char *path);
+/* Before a run: 0, or -EPERM with the reason in why when path is a FIFO
+ * or device output_open() would refuse for its owner (nothing opened: a
+ * reader of the FIFO sees nothing). */
+int output_check(const char *path, char *why, size_t size);
+/* The message for output_open()'s error err: "a FIFO with no reader",
+ * "cannot create: REASON"... */
+const char *output_error(const struct output *o, int err);
 /* Flushes and, when commit, renames into place; otherwise removes the
  * temporary.  Returns 0 or -errno (a write error is reported here). */
 int output_close(struct output *o, bool commit);

@@ -105,7 +105,8 @@ int stackagg_add(struct stackagg *a, const struct stackagg_key *k, const uint64_
 	};
 	strncpy(e->comm, k->comm, 16);
 	e->comm[16] = 0;
-	memcpy(e->ips, ips, n * sizeof(*ips));
+	if (n)
+		memcpy(e->ips, ips, n * sizeof(*ips));
 	if (k->extra_len) {
 		e->extra = e->ips + n;
 		memcpy(e->extra, k->extra, k->extra_len);

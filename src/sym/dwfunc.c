@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <gelf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include "common.h"
+#include "sym/debugfile.h"
 #include "sym/dwfunc.h"
 
 #define NGPR 6			/* SysV x86-64 integer argument registers */
@@ -35,9 +38,45 @@ struct dwfuncs {
 
 static char *debuginfo_path;
 
+struct found_debug {
+	int fd;
+	char *path;
+};
+
+static int take_fd(int fd, const char *path, void *arg)
+{
+	struct found_debug *f = arg;
+
+	f->fd = fd;
+	f->path = strdup(path);
+	return 0;
+}
+
+/* libdwfl's standard finder follows any .gnu_debuglink name (with "..",
+ * onto a FIFO, through symlinks): the one debugfile_find() replaces it.
+ * A debugaltlink name (a path) is not followed. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct found_debug f = { -1, NULL };
+	struct debugref ref = { file_name, NULL, 0, debuglink_file, debuglink_crc };
+	GElf_Addr vaddr;
+	int n;
+
+	if (!file_name || (debuglink_file && strchr(debuglink_file, '/')))
+		return -1;
+	n = dwfl_module_build_id(mod, &ref.build_id, &vaddr);
+	ref.build_id_len = n > 0 ? (size_t)n : 0;
+	if (debugfile_find(&ref, take_fd, &f))
+		return -1;
+	*debuginfo_file_name = f.path;
+	return f.fd;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -76,14 +115,26 @@ struct dwfuncs *dwfuncs_open(const char *path)
 {
 	struct dwfuncs *d = calloc(1, sizeof(*d));
 	Dwarf_Off off = 0, next;
+	struct stat st;
 	size_t hsize;
+	Elf *elf;
 	int fd, err;
 
 	if (!d)
 		return NULL;
-	fd = open_regular(path, NULL);
+	fd = open_regular(path, &st);
 	if (fd < 0) {
 		err = -fd;
+		goto free_d;
+	}
+	/* libdw would inflate the compressed debug sections whatever their
+	 * claimed size */
+	elf = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	err = elf ? debugfile_inflate_check(elf, (uint64_t)st.st_size, path) : 0;
+	elf_end(elf);
+	if (err) {
+		close(fd);
+		err = -err;
 		goto free_d;
 	}
 	d->dwfl = dwfl_begin(&offline_callbacks);
@@ -618,6 +669,21 @@ static int read_params(struct dwfunc *f, Dwarf_Die *die, Dwarf_Die **pdies, size
 	    dwarf_formref_die(&a, &origin))
 		return read_params(f, &origin, pdies, cap);
 	return 0;
+}
+
+bool dwfuncs_has_entry(const struct dwfuncs *d, uint64_t vaddr)
+{
+	size_t lo = 0, hi = d ? d->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->funcs[mid].addr < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return d && lo < d->n && d->funcs[lo].addr == vaddr;
 }
 
 struct dwfunc *dwfuncs_describe(struct dwfuncs *d, uint64_t vaddr)

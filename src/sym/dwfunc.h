@@ -89,6 +89,8 @@ size_t dwfuncs_count(const struct dwfuncs *d);
 /* The signature of the function whose entry is at vaddr; NULL with errno
  * ENOENT when no DWARF function starts there.  Freed with dwfunc_free. */
 struct dwfunc *dwfuncs_describe(struct dwfuncs *d, uint64_t vaddr);
+/* A DW_TAG_subprogram with code starts at vaddr. */
+bool dwfuncs_has_entry(const struct dwfuncs *d, uint64_t vaddr);
 void dwfunc_free(struct dwfunc *f);
 void dwfuncs_free(struct dwfuncs *d);
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "common.h"
 
+#include "sym/debugfile.h"
 #include "sym/elfsyms.h"
 
 #ifndef NT_GNU_BUILD_ID
@@ -84,11 +84,9 @@ struct elffile {
 	size_t ehframe, ehframe_hdr;
 };
 
-static char debug_root[PATH_MAX] = "/usr/lib/debug";
-
 void elfsyms_set_debug_root(const char *dir)
 {
-	snprintf(debug_root, sizeof(debug_root), "%s", dir ? dir : "/usr/lib/debug");
+	debugfile_set_root(dir);
 }
 
 static void elffile_close(struct elffile *f)
@@ -477,107 +475,41 @@ static int read_debuglink(struct elffile *f, const char **name, uint32_t *crc)
 	return 0;
 }
 
-static int file_crc32(int fd, uint32_t *crc)
+struct debug_try {
+	struct elffile *dbg;
+	const struct elffile *bin;
+};
+
+/* Takes fd as the debug file of bin when it is a different file of the
+ * same machine with a .symtab (debugfile checked its place and id). */
+static int take_debug_file(int fd, const char *path, void *arg)
 {
-	unsigned char buf[65536];
-	uLong c = crc32(0, Z_NULL, 0);
-	off_t off = 0;
-	ssize_t r;
+	struct debug_try *t = arg;
+	struct elffile *dbg = t->dbg;
+	int err;
 
-	while ((r = pread(fd, buf, sizeof(buf), off)) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		c = crc32(c, buf, (uInt)r);
-		off += r;
-	}
-	*crc = (uint32_t)c;
-	return 0;
-}
-
-/* Opens candidate path as the debug file of bin: a different file of
- * the same machine, with a .symtab, whose build id equals bin's when both
- * have one, else (debuglink candidates) whose CRC matches. */
-static int try_debug_file(struct elffile *dbg, const struct elffile *bin,
-			  const unsigned char *bid, size_t bid_len,
-			  const char *path, int check_crc, uint32_t want_crc)
-{
-	unsigned char dbid[BUILD_ID_MAX];
-	size_t dbid_len;
-	uint32_t crc;
-	int fd, err;
-
-	fd = open_regular(path, NULL);
-	if (fd < 0)
-		return fd;
 	err = elffile_open(dbg, fd, 1);
 	if (err)
 		return err;
-	err = -EINVAL;
-	if ((dbg->dev == bin->dev && dbg->ino == bin->ino) || !dbg->symtab ||
-	    dbg->ehdr.e_machine != bin->ehdr.e_machine ||
-	    dbg->ehdr.e_ident[EI_CLASS] != bin->ehdr.e_ident[EI_CLASS])
-		goto close_dbg;
-	if (find_build_id(dbg, dbid, &dbid_len))
-		dbid_len = 0;
-	if (bid_len && dbid_len) {
-		if (bid_len != dbid_len || memcmp(bid, dbid, bid_len))
-			goto close_dbg;
-	} else if (check_crc) {
-		if (file_crc32(dbg->fd, &crc) || crc != want_crc)
-			goto close_dbg;
+	if ((dbg->dev == t->bin->dev && dbg->ino == t->bin->ino) || !dbg->symtab ||
+	    dbg->ehdr.e_machine != t->bin->ehdr.e_machine ||
+	    dbg->ehdr.e_ident[EI_CLASS] != t->bin->ehdr.e_ident[EI_CLASS]) {
+		elffile_close(dbg);
+		return -EINVAL;
 	}
 	return 0;
-
-close_dbg:
-	elffile_close(dbg);
-	return err;
 }
 
-/* Finds the separate debug file of bin: by build id under the debug
- * root, then by .gnu_debuglink next to the binary, in .debug/ beside
- * it, and under the debug root. */
+/* Finds the separate debug file of bin through debugfile_find(). */
 static int open_debug_file(struct elffile *dbg, struct elffile *bin,
 			   const struct elfsyms *es)
 {
-	char path[PATH_MAX], dir[PATH_MAX];
-	const char *link, *slash;
-	uint32_t crc;
-	size_t i;
+	struct debug_try t = { dbg, bin };
+	struct debugref ref = { es->name, es->build_id, es->build_id_len, NULL, 0 };
 
-	if (es->build_id_len) {
-		int n = snprintf(path, sizeof(path), "%s/.build-id/%02x/", debug_root,
-				 es->build_id[0]);
-
-		for (i = 1; i < es->build_id_len && n > 0 && (size_t)n + 3 < sizeof(path); i++)
-			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", es->build_id[i]);
-		if (n > 0 && (size_t)n + 7 < sizeof(path)) {
-			memcpy(path + n, ".debug", 7);
-			if (!try_debug_file(dbg, bin, es->build_id, es->build_id_len, path, 0, 0))
-				return 0;
-		}
-	}
-	if (read_debuglink(bin, &link, &crc))
-		return -ENOENT;
-	slash = strrchr(es->name, '/');
-	if (slash)
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - es->name), es->name);
-	else
-		snprintf(dir, sizeof(dir), ".");
-	for (i = 0; i < 2; i++) {
-		if (snprintf(path, sizeof(path), i ? "%s/.debug/%s" : "%s/%s", dir, link) >=
-		    (int)sizeof(path))
-			continue;
-		if (!try_debug_file(dbg, bin, es->build_id, es->build_id_len, path, 1, crc))
-			return 0;
-	}
-	if (dir[0] == '/' &&
-	    snprintf(path, sizeof(path), "%s%s/%s", debug_root, dir, link) < (int)sizeof(path) &&
-	    !try_debug_file(dbg, bin, es->build_id, es->build_id_len, path, 1, crc))
-		return 0;
-	return -ENOENT;
+	if (read_debuglink(bin, &ref.link, &ref.crc))
+		ref.link = NULL;
+	return debugfile_find(&ref, take_debug_file, &t);
 }
 
 static int underscores(const char *s)

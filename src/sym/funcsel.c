@@ -1,13 +1,16 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "common.h"
+#include "sym/dwfunc.h"
 #include "sym/funcsel.h"
+#include "unwind/table.h"
 
 /* Code the toolchain adds to every executable.  A wildcard never selects
  * it; _start and the .cold parts of split functions are never probed at
@@ -292,6 +295,13 @@ static int add_func(struct funcsel *fs, size_t mod, const struct elfsym_info *si
 	return 0;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int func_cmp(const void *a, const void *b)
 {
 	const struct funcsel_func *x = a, *y = b;
@@ -301,8 +311,58 @@ static int func_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* A uprobe's int3 placed inside an instruction corrupts it: the traced
+ * program crashes.  A symbol table can put a function anywhere, so a
+ * start is probed only where an FDE of .eh_frame/.debug_frame or a DWARF
+ * subprogram starts too (unless unsafe).  Drops the others from fs->funcs
+ * (sorted) with a message; -ENOMEM. */
+static int keep_boundaries(struct funcsel *fs, bool unsafe)
+{
+	size_t kept = 0, refused = 0;
+
+	for (size_t m = 0; m < fs->nmods && !unsafe; m++) {
+		struct dwfuncs *d = NULL;
+		uint64_t *starts = NULL;
+		size_t nstarts = 0;
+		bool opened = false;
+
+		for (size_t i = 0; i < fs->nfuncs; i++) {
+			const struct funcsel_func *fn = &fs->funcs[i];
+
+			if (fn->module != m)
+				continue;
+			if (!opened) {
+				int err = unwind_fde_starts(fs->mods[m].path, &starts, &nstarts);
+
+				if (err == -ENOMEM)
+					return err;
+				d = dwfuncs_open(fs->mods[m].path);
+				opened = true;
+			}
+			if (bsearch(&fn->addr, starts, nstarts, sizeof(*starts), u64_cmp) ||
+			    dwfuncs_has_entry(d, fn->addr)) {
+				continue;
+			}
+			fs->funcs[i].off = UINT64_MAX;	/* refused */
+			if (refused++ < 5)
+				msg("%s: %s at 0x%" PRIx64 ": not probed: no FDE or DWARF function "
+				    "starts there, so it may not be an instruction boundary "
+				    "(--unsafe probes it anyway)", fs->mods[m].path, fn->name, fn->addr);
+		}
+		free(starts);
+		dwfuncs_free(d);
+	}
+	if (refused > 5)
+		msg("... and %zu more functions not probed for the same reason", refused - 5);
+	for (size_t i = 0; i < fs->nfuncs; i++)
+		if (fs->funcs[i].off != UINT64_MAX)
+			fs->funcs[kept++] = fs->funcs[i];
+	fs->nfuncs = kept;
+	return 0;
+}
+
 int funcsel_resolve(struct funcsel *fs, const char *exe, pid_t pid, char **funcs, int nfuncs,
-		    char **notrace, int nnotrace)
+		    char **notrace, int nnotrace, bool unsafe)
 {
 	size_t cap = 0;
 	int err;
@@ -359,7 +419,7 @@ int funcsel_resolve(struct funcsel *fs, const char *exe, pid_t pid, char **funcs
 	}
 	if (fs->nfuncs > 1)
 		qsort(fs->funcs, fs->nfuncs, sizeof(*fs->funcs), func_cmp);
-	return 0;
+	return keep_boundaries(fs, unsafe);
 }
 
 void funcsel_free(struct funcsel *fs)

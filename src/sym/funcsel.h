@@ -4,6 +4,7 @@
  * at.  "kernel:" patterns are only collected (see cmd/graph.c). */
 #ifndef STACKSCOPE_SYM_FUNCSEL_H
 #define STACKSCOPE_SYM_FUNCSEL_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -40,9 +41,11 @@ struct funcsel {
  * /proc/PID/maps) or, when pid is 0, the ones exe is linked with
  * (DT_NEEDED through its RUNPATH, LD_LIBRARY_PATH and the standard
  * directories).  Every problem is said (msg) once: -ENOENT for a pattern
- * that matches nothing or a library not found, -E2BIG over FUNCSEL_MAX. */
+ * that matches nothing or a library not found, -E2BIG over FUNCSEL_MAX.
+ * A function whose start no FDE or DWARF subprogram confirms as an
+ * instruction boundary is left out with a message, unless unsafe. */
 int funcsel_resolve(struct funcsel *fs, const char *exe, pid_t pid, char **funcs, int nfuncs,
-		    char **notrace, int nnotrace);
+		    char **notrace, int nnotrace, bool unsafe);
 void funcsel_free(struct funcsel *fs);
 
 #endif

@@ -221,12 +221,37 @@ static int parse_maps_line(char *line, struct mapping *m)
 	return 0;
 }
 
-int proctab_load_proc(struct proctab *pt, uint32_t pid)
+int proctab_load_maps(struct proctab *pt, uint32_t pid, FILE *f)
 {
-	char path[64], *line = NULL;
+	char *line = NULL;
 	struct proc *p;
 	size_t cap = 0;
 	int err = 0;
+
+	p = get(pt, pid);
+	if (!p)
+		return -ENOMEM;
+	while (getline(&line, &cap, f) > 0) {
+		struct mapping m;
+
+		if (parse_maps_line(line, &m))
+			continue;
+		/* a " (deleted)" file can only be found through map_files */
+		m.path = strpool_intern(pt->paths, m.path);
+		if (!m.path || aspace_add(&p->gens[p->ngens - 1], &m)) {
+			err = -ENOMEM;
+			break;
+		}
+	}
+	free(line);
+	return err;
+}
+
+int proctab_load_proc(struct proctab *pt, uint32_t pid)
+{
+	char path[64];
+	struct proc *p;
+	int err;
 	FILE *f;
 
 	p = get(pt, pid);
@@ -239,19 +264,7 @@ int proctab_load_proc(struct proctab *pt, uint32_t pid)
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
-	while (getline(&line, &cap, f) > 0) {
-		struct mapping m;
-
-		if (parse_maps_line(line, &m))
-			continue;
-		/* a " (deleted)" file can only be found through map_files */
-		m.path = strpool_intern(pt->paths, m.path);
-		if (!m.path || aspace_add(&p->gens[0], &m)) {
-			err = -ENOMEM;
-			break;
-		}
-	}
-	free(line);
+	err = proctab_load_maps(pt, pid, f);
 	fclose(f);
 	return err;
 }

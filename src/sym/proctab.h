@@ -11,6 +11,7 @@
 #define STACKSCOPE_SYM_PROCTAB_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "sym/symcache.h"
 
 /* One executable mapping of a file (or "[vdso]"). */
@@ -34,6 +35,9 @@ int proctab_mmap(struct proctab *pt, uint32_t pid, const struct mapping *m, uint
 int proctab_exec(struct proctab *pt, uint32_t pid, uint64_t time);
 int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time);
 
+/* Adds the executable mappings of the /proc/PID/maps text read from f
+ * to pid's current generation (what proctab_load_proc reads). */
+int proctab_load_maps(struct proctab *pt, uint32_t pid, FILE *f);
 /* Reads /proc/PID/maps into the process's current address space (only
  * while no exec has been seen for it).  Returns 0 or -errno (-ESRCH: gone). */
 int proctab_load_proc(struct proctab *pt, uint32_t pid);

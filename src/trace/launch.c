@@ -95,9 +95,10 @@ int launch_start(struct launch *l, char **argv)
 		prctl(PR_SET_PDEATHSIG, 0);
 		/* the file found now, so a traced command's first call is its
 		 * own execve, not a walk of PATH */
+		/* only what the kernel accepts: execvp() would hand a file it
+		 * refuses (ENOEXEC: a malformed ELF, a script without #!) to
+		 * /bin/sh, running its bytes as root */
 		execv(path, argv);
-		if (errno == ENOEXEC)
-			execvp(argv[0], argv);	/* a script without #!: sh runs it */
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)
 			_exit(127);

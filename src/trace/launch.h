@@ -23,7 +23,8 @@ int launch_resolve(const char *cmd, char *out, size_t size);
 /* Resolves argv[0] in PATH first, so a missing command is reported before
  * anything is loaded (-ENOENT / -EACCES). */
 int launch_start(struct launch *l, char **argv);
-/* Lets the child exec; returns 0, or -errno when exec failed. */
+/* Lets the child exec; returns 0, or -errno when exec failed (-ENOEXEC:
+ * the kernel refused the file, which is then not handed to a shell). */
 int launch_release(struct launch *l);
 /* Waits for the child if not yet reaped; returns its exit status the way a
  * shell does (128+signal when killed). */

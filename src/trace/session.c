@@ -100,8 +100,16 @@ void session_opts_free(struct session_opts *o)
 
 struct session *session_new(const struct session_opts *o)
 {
-	struct session *s = calloc(1, sizeof(*s));
+	struct session *s;
+	char why[96];
 
+	/* an output refused at the end would waste the whole capture */
+	if (output_check(o->output, why, sizeof(why))) {
+		msg("%s: %s", o->output, why);
+		errno = EPERM;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto fail;
 	s->o = *o;
@@ -301,7 +309,7 @@ FILE *session_output(struct session *s)
 		return s->out.f;
 	err = output_open(&s->out, s->o.output);
 	if (err) {
-		msg("%s: cannot create: %s", s->o.output, strerror(-err));
+		msg("%s: %s", s->o.output, output_error(&s->out, err));
 		errno = -err;
 		return NULL;
 	}
@@ -329,6 +337,11 @@ int session_run(struct session *s)
 		err = loop_watch_pid(s->loop, s->child.pid);
 		if (!err)
 			err = launch_release(&s->child);
+		if (err == -ENOEXEC) {
+			msg("%s: not an executable the kernel accepts (%s); run it through its "
+			    "interpreter: sh %s", s->o.cmd[0], strerror(-err), s->o.cmd[0]);
+			return err;
+		}
 		if (err) {
 			msg("cannot run '%s': %s", s->o.cmd[0], strerror(-err));
 			return err;

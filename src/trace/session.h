@@ -50,7 +50,7 @@ void session_opts_free(struct session_opts *o);
 struct session;
 struct bpf_link;
 
-/* NULL with errno (said). */
+/* NULL with errno (said); EPERM: -o names another user's FIFO or device. */
 struct session *session_new(const struct session_opts *o);
 void session_free(struct session *s);
 const struct session_opts *session_opts(const struct session *s);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "common.h"
 
+#include "sym/debugfile.h"
 #include "unwind/sframe.h"
 #include "unwind/table.h"
 
@@ -48,6 +49,7 @@ struct unwind_table {
 	size_t nrows;
 	unsigned int sources;		/* enum unwind_source mask */
 	unsigned int bad;
+	uint64_t work;			/* CFA rows libdw interpreted */
 };
 
 /* A row and the end of the range it holds for: [row.pc, end). */
@@ -66,8 +68,18 @@ struct segs {
 struct elfin {
 	int fd;
 	Elf *elf;
+	const char *name;
 	uint64_t fsize;
+	uint64_t work;			/* CFA instructions/rows interpreted */
+	uint64_t rows;			/* rows made */
+	struct fde_starts *starts;	/* set: only FDE starts are collected */
+	size_t cut;			/* FDEs whose rows were cut short */
 	size_t eh_frame, debug_frame, sframe;
+};
+
+struct fde_starts {
+	uint64_t *v;
+	size_t n, cap;
 };
 
 /* One FDE of a DWARF CFI section, before its range is decoded. */
@@ -80,6 +92,7 @@ struct rawfde {
 struct cie_enc {
 	Dwarf_Off off;
 	uint8_t enc;		/* FDE pointer encoding, DW_EH_PE_omit if unknown */
+	Dwarf_CIE cie;		/* points into the section's data */
 };
 
 /* ---- segments ------------------------------------------------------ */
@@ -517,10 +530,29 @@ static struct unwind_row frame_row(Dwarf_Frame *fr, bool signal)
 	return r;
 }
 
-/* Walks [lo, hi) of one FDE through libdw, one segment per row. */
-static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct segs *out)
+/* libdw runs an FDE's CFA program from its start for each address asked
+ * (dwarf_cfi_addrframe), so row k of an FDE costs it k rows: one FDE of
+ * 100,000 rows (400 KB of valid CFI) would cost 5e9.  Rows are built by
+ * our own interpreter in one pass (cfa_rows); libdw serves only the FDEs
+ * it does not take (CFA expressions: PLT stubs, signal trampolines), with
+ * their rows bounded.  A binary gets at most BINARY_ROWS_MAX rows; past
+ * them an FDE's remaining range is UNKNOWN (the unwinder stops there). */
+#define FDE_LIBDW_ROWS_MAX 1024
+#define BINARY_ROWS_MAX (4U << 20)
+#define CFA_STACK_MAX 64
+
+static bool use_libdw_only;
+
+void unwind_table_set_libdw_only(bool on)
 {
-	uint64_t pc = lo;
+	use_libdw_only = on;
+}
+
+/* Walks [lo, hi) of one FDE through libdw, one segment per row. */
+static int fde_rows_libdw(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct elfin *in,
+			  struct segs *out)
+{
+	uint64_t pc = lo, k = 0;
 	int err;
 
 	while (pc < hi) {
@@ -529,6 +561,13 @@ static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct segs *out)
 		Dwarf_Addr start, end;
 		bool signal = false;
 
+		if (++k > FDE_LIBDW_ROWS_MAX || in->rows >= BINARY_ROWS_MAX) {
+			in->cut++;
+			return segs_push(out, &(struct unwind_row){ .pc = pc,
+					 .cfa_rule = UNWIND_CFA_UNKNOWN }, hi);
+		}
+		in->work += k;
+		in->rows++;
 		if (dwarf_cfi_addrframe(cfi, pc, &fr))
 			/* CFI present but not usable from here on */
 			return segs_push(out, &(struct unwind_row){ .pc = pc,
@@ -549,12 +588,297 @@ static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi, struct segs *out)
 	return 0;
 }
 
+/* ---- the one-pass CFA interpreter -------------------------------------- */
+
+enum cfa_rule_kind { RULE_UNSPEC, RULE_UNDEF, RULE_SAME, RULE_OFFSET, RULE_OTHER };
+
+struct reg_rule {
+	uint8_t kind;
+	int64_t off;		/* RULE_OFFSET: saved at CFA + off */
+};
+
+/* The rules a row is made of: the CFA (register + offset) and the rules
+ * of the return address and rbp; other registers are not tracked. */
+struct cfa_state {
+	uint64_t cfa_reg;
+	int64_t cfa_off;
+	struct reg_rule ra, bp;
+};
+
+struct cfa_prog {
+	const uint8_t *p, *end;
+	int64_t daf;		/* data alignment factor */
+	uint64_t caf;		/* code alignment factor */
+};
+
+static int read_uleb(struct cfa_prog *c, uint64_t *v)
+{
+	return read_enc_value(DW_EH_PE_uleb128, &c->p, c->end, v);
+}
+
+static int read_sleb(struct cfa_prog *c, int64_t *v)
+{
+	uint64_t u;
+
+	if (read_enc_value(DW_EH_PE_sleb128, &c->p, c->end, &u))
+		return -EINVAL;
+	*v = (int64_t)u;
+	return 0;
+}
+
+static struct reg_rule *tracked(struct cfa_state *st, uint64_t reg)
+{
+	return reg == DWREG_RA ? &st->ra : reg == DWREG_RBP ? &st->bp : NULL;
+}
+
+/* The row of state st, as frame_row() makes it from libdw's. */
+static struct unwind_row state_row(const struct cfa_state *st)
+{
+	struct unwind_row r = { .cfa_rule = UNWIND_CFA_UNKNOWN };
+
+	if (st->ra.kind == RULE_UNDEF) {
+		r.cfa_rule = UNWIND_CFA_UNDEF;
+		return r;
+	}
+	if (st->ra.kind != RULE_OFFSET || st->ra.off != RA_AT_CFA)
+		return r;
+	if ((st->cfa_reg != DWREG_RSP && st->cfa_reg != DWREG_RBP) ||
+	    st->cfa_off < INT32_MIN || st->cfa_off > INT32_MAX)
+		return r;
+	r.cfa_rule = st->cfa_reg == DWREG_RSP ? UNWIND_CFA_SP : UNWIND_CFA_BP;
+	r.cfa_off = (int32_t)st->cfa_off;
+	switch (st->bp.kind) {
+	case RULE_UNSPEC:
+	case RULE_SAME:
+		r.bp_rule = UNWIND_REG_SAME;
+		break;
+	case RULE_OFFSET:
+		if (st->bp.off >= INT16_MIN && st->bp.off <= INT16_MAX) {
+			r.bp_rule = UNWIND_REG_AT_CFA;
+			r.bp_off = (int16_t)st->bp.off;
+			break;
+		}
+		/* fall through */
+	default:
+		r.bp_rule = UNWIND_REG_UNDEF;
+		break;
+	}
+	return r;
+}
+
+/* Runs the CFA program c from loc on state st, pushing one segment per
+ * row of [loc, hi) to out (out NULL: a CIE's initial instructions, which
+ * may not advance).  init is the state restore/restore_extended go back
+ * to.  1 when the program uses what only libdw interprets (a CFA
+ * expression, set_loc, an unknown opcode); 0 or -errno. */
+static int cfa_run(struct cfa_prog *c, struct cfa_state *st, const struct cfa_state *init,
+		   uint64_t lo, uint64_t hi, struct elfin *in, struct segs *out)
+{
+	struct cfa_state stack[CFA_STACK_MAX];
+	struct unwind_row r;
+	size_t depth = 0;
+	uint64_t loc = lo, a, b;
+	int64_t sv;
+	int err;
+
+	while (c->p < c->end) {
+		uint8_t op = *c->p++, low = op & 0x3f;
+		uint64_t adv = 0;
+		struct reg_rule *rr;
+
+		in->work++;
+		switch (op & 0xc0) {
+		case 0x40:		/* DW_CFA_advance_loc */
+			adv = low;
+			goto advance;
+		case 0x80:		/* DW_CFA_offset */
+			if (read_uleb(c, &a))
+				return -EINVAL;
+			if ((rr = tracked(st, low)))
+				*rr = (struct reg_rule){ RULE_OFFSET, (int64_t)a * c->daf };
+			continue;
+		case 0xc0:		/* DW_CFA_restore */
+			if ((rr = tracked(st, low)))
+				*rr = low == DWREG_RA ? init->ra : init->bp;
+			continue;
+		}
+		switch (op) {
+		case DW_CFA_nop:
+		case 0x2e:		/* DW_CFA_GNU_args_size */
+			if (op && read_uleb(c, &a))
+				return -EINVAL;
+			continue;
+		case DW_CFA_advance_loc1:
+		case DW_CFA_advance_loc2:
+		case DW_CFA_advance_loc4: {
+			int n = op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ? 2 : 4;
+
+			if (c->end - c->p < n)
+				return -EINVAL;
+			for (int i = n - 1; i >= 0; i--)
+				adv = adv << 8 | c->p[i];
+			c->p += n;
+			goto advance;
+		}
+		case DW_CFA_offset_extended:
+		case 0x2f:		/* DW_CFA_GNU_negative_offset_extended */
+			if (read_uleb(c, &a) || read_uleb(c, &b))
+				return -EINVAL;
+			if ((rr = tracked(st, a)))
+				*rr = (struct reg_rule){ RULE_OFFSET,
+					(op == 0x2f ? -1 : 1) * (int64_t)b * c->daf };
+			continue;
+		case DW_CFA_offset_extended_sf:
+			if (read_uleb(c, &a) || read_sleb(c, &sv))
+				return -EINVAL;
+			if ((rr = tracked(st, a)))
+				*rr = (struct reg_rule){ RULE_OFFSET, sv * c->daf };
+			continue;
+		case DW_CFA_restore_extended:
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+			if (read_uleb(c, &a))
+				return -EINVAL;
+			if ((rr = tracked(st, a)))
+				*rr = op == DW_CFA_undefined ? (struct reg_rule){ RULE_UNDEF, 0 } :
+				      op == DW_CFA_same_value ? (struct reg_rule){ RULE_SAME, 0 } :
+				      a == DWREG_RA ? init->ra : init->bp;
+			continue;
+		case DW_CFA_register:
+		case DW_CFA_val_offset:
+		case DW_CFA_val_offset_sf:
+			if (read_uleb(c, &a) || read_uleb(c, &b))
+				return -EINVAL;
+			if ((rr = tracked(st, a)))
+				*rr = (struct reg_rule){ RULE_OTHER, 0 };
+			continue;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			if (read_uleb(c, &a) || read_uleb(c, &b) || b > (uint64_t)(c->end - c->p))
+				return -EINVAL;
+			c->p += b;
+			if ((rr = tracked(st, a)))
+				*rr = (struct reg_rule){ RULE_OTHER, 0 };
+			continue;
+		case DW_CFA_remember_state:
+			if (depth == CFA_STACK_MAX)
+				return 1;
+			stack[depth++] = *st;
+			continue;
+		case DW_CFA_restore_state:
+			if (!depth)
+				return 1;
+			*st = stack[--depth];
+			continue;
+		case DW_CFA_def_cfa:
+			if (read_uleb(c, &a) || read_uleb(c, &b))
+				return -EINVAL;
+			st->cfa_reg = a;
+			st->cfa_off = (int64_t)b;
+			continue;
+		case DW_CFA_def_cfa_sf:
+			if (read_uleb(c, &a) || read_sleb(c, &sv))
+				return -EINVAL;
+			st->cfa_reg = a;
+			st->cfa_off = sv * c->daf;
+			continue;
+		case DW_CFA_def_cfa_register:
+			if (read_uleb(c, &a))
+				return -EINVAL;
+			st->cfa_reg = a;
+			continue;
+		case DW_CFA_def_cfa_offset:
+			if (read_uleb(c, &a))
+				return -EINVAL;
+			st->cfa_off = (int64_t)a;
+			continue;
+		case DW_CFA_def_cfa_offset_sf:
+			if (read_sleb(c, &sv))
+				return -EINVAL;
+			st->cfa_off = sv * c->daf;
+			continue;
+		default:		/* def_cfa_expression, set_loc, vendor ops */
+			return 1;
+		}
+advance:
+		if (!out)
+			return 1;
+		adv *= c->caf;
+		if (!adv)
+			continue;
+		if (in->rows >= BINARY_ROWS_MAX)
+			break;
+		in->rows++;
+		r = state_row(st);
+		r.pc = loc;
+		if (adv >= hi - loc)
+			return segs_push(out, &r, hi);
+		err = segs_push(out, &r, loc + adv);
+		if (err)
+			return err;
+		loc += adv;
+	}
+	if (out && loc < hi) {
+		r = (struct unwind_row){ .cfa_rule = UNWIND_CFA_UNKNOWN };
+		if (in->rows >= BINARY_ROWS_MAX && c->p < c->end)
+			in->cut++;
+		else
+			r = state_row(st);
+		r.pc = loc;
+		return segs_push(out, &r, hi);
+	}
+	return 0;
+}
+
+/* The rows of one FDE (at section offset loc .. end, CIE c) in one pass;
+ * FDEs the interpreter does not take go to libdw. */
+static int fde_rows(Dwarf_CFI *cfi, const struct cie_enc *c, const uint8_t *fde,
+		    const uint8_t *fde_end, uint64_t lo, uint64_t hi, struct elfin *in,
+		    struct segs *out)
+{
+	struct cfa_state init = { .ra = { RULE_UNSPEC, 0 }, .bp = { RULE_UNSPEC, 0 } }, st;
+	struct cfa_prog prog = { c->cie.initial_instructions, c->cie.initial_instructions_end,
+				 c->cie.data_alignment_factor, c->cie.code_alignment_factor };
+	const char *aug = c->cie.augmentation;
+	const uint8_t *p = fde;
+	uint64_t skip;
+	size_t n0 = out->n;
+	int err;
+
+	if (use_libdw_only || c->cie.return_address_register != DWREG_RA ||
+	    (aug && strchr(aug, 'S')) || !prog.p || prog.end < prog.p)
+		return fde_rows_libdw(cfi, lo, hi, in, out);
+	/* initial_location, address_range, then the 'z' augmentation data */
+	if (read_enc_value(c->enc, &p, fde_end, &skip) ||
+	    read_enc_value(c->enc & 0x0f, &p, fde_end, &skip))
+		return fde_rows_libdw(cfi, lo, hi, in, out);
+	if (aug && aug[0] == 'z') {
+		if (read_enc_value(DW_EH_PE_uleb128, &p, fde_end, &skip) ||
+		    skip > (uint64_t)(fde_end - p))
+			return fde_rows_libdw(cfi, lo, hi, in, out);
+		p += skip;
+	}
+	err = cfa_run(&prog, &init, &init, lo, lo, in, NULL);
+	if (err)
+		return err < 0 ? err : fde_rows_libdw(cfi, lo, hi, in, out);
+	st = init;
+	prog.p = p;
+	prog.end = fde_end;
+	err = cfa_run(&prog, &st, &init, lo, hi, in, out);
+	if (err > 0 || err == -EINVAL) {
+		out->n = n0;		/* what libdw makes of it */
+		return fde_rows_libdw(cfi, lo, hi, in, out);
+	}
+	return err;
+}
+
 /* Enumerates the FDEs of a CFI section (eh: .eh_frame, else .debug_frame)
  * and adds the rows of each to out.  -EINVAL when the section's structure
  * is broken. */
-static int dwarf_collect(Elf *elf, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi, struct segs *out)
+static int dwarf_collect(struct elfin *in, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi,
+			 struct segs *out)
 {
-	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	const unsigned char *ident = (const unsigned char *)elf_getident(in->elf, NULL);
 	struct cie_enc *cies = NULL;
 	struct rawfde *fdes = NULL;
 	size_t ncies = 0, nfdes = 0, capc = 0, capf = 0;
@@ -586,6 +910,7 @@ static int dwarf_collect(Elf *elf, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi, struct
 				cies = v;
 			}
 			cies[ncies].off = off;
+			cies[ncies].cie = e.cie;
 			cies[ncies++].enc = eh ? cie_fde_encoding(&e.cie) : DW_EH_PE_absptr;
 		} else {
 			if (nfdes == capf) {
@@ -623,7 +948,24 @@ static int dwarf_collect(Elf *elf, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi, struct
 		/* lo 0: the FDE of a function the linker discarded */
 		if (lo == 0 || lo == hi)
 			continue;
-		err = fde_rows(cfi, lo, hi, out);
+		if (in->starts) {
+			struct fde_starts *st = in->starts;
+
+			if (st->n == st->cap) {
+				size_t cap = st->cap ? st->cap * 2 : 256;
+				uint64_t *v = realloc(st->v, cap * sizeof(*v));
+
+				if (!v) {
+					err = -ENOMEM;
+					break;
+				}
+				st->v = v;
+				st->cap = cap;
+			}
+			st->v[st->n++] = lo;
+			continue;
+		}
+		err = fde_rows(cfi, c, base + fdes[i].loc, base + fdes[i].end, lo, hi, in, out);
 	}
 free_lists:
 	free(cies);
@@ -638,7 +980,7 @@ static int eh_frame_collect(struct elfin *in, struct segs *out)
 
 	if (!cfi)
 		return -EINVAL;
-	err = dwarf_collect(in->elf, elf_getscn(in->elf, in->eh_frame), true, cfi, out);
+	err = dwarf_collect(in, elf_getscn(in->elf, in->eh_frame), true, cfi, out);
 	dwarf_cfi_end(cfi);
 	return err;
 }
@@ -646,12 +988,18 @@ static int eh_frame_collect(struct elfin *in, struct segs *out)
 static int debug_frame_collect(struct elfin *in, struct segs *out)
 {
 	Elf_Scn *scn = elf_getscn(in->elf, in->debug_frame);
-	Dwarf *dw = dwarf_begin_elf(in->elf, DWARF_C_READ, NULL);
+	Dwarf *dw;
 	Dwarf_CFI *cfi;
 	GElf_Shdr sh;
 	int err = -EINVAL;
 
-	if (!dw || !scn)
+	if (!scn)
+		return -EINVAL;
+	/* libdw inflates every compressed debug section it opens */
+	if (debugfile_inflate_check(in->elf, in->fsize, in->name))
+		return -EFBIG;
+	dw = dwarf_begin_elf(in->elf, DWARF_C_READ, NULL);
+	if (!dw)
 		goto end_dwarf;
 	cfi = dwarf_getcfi(dw);
 	if (!cfi || !gelf_getshdr(scn, &sh))
@@ -659,7 +1007,7 @@ static int debug_frame_collect(struct elfin *in, struct segs *out)
 	/* libdw decompresses the debug sections it opens; be sure */
 	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 		goto end_dwarf;
-	err = dwarf_collect(in->elf, scn, false, cfi, out);
+	err = dwarf_collect(in, scn, false, cfi, out);
 end_dwarf:
 	if (dw)
 		dwarf_end(dw);
@@ -862,9 +1210,11 @@ static int build(struct unwind_table *t, int fd, unsigned int sources)
 
 	if (!sources)
 		sources = UNWIND_SRC_EH_FRAME | UNWIND_SRC_DEBUG_FRAME | UNWIND_SRC_SFRAME;
+	memset(&in, 0, sizeof(in));
 	err = elfin_open(&in, fd);
 	if (err)
 		goto end_elf;
+	in.name = t->name;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		size_t idx = order[i].src == UNWIND_SRC_EH_FRAME ? in.eh_frame :
 			     order[i].src == UNWIND_SRC_DEBUG_FRAME ? in.debug_frame : in.sframe;
@@ -901,6 +1251,11 @@ static int build(struct unwind_table *t, int fd, unsigned int sources)
 	}
 	err = table_fill(t, &acc);
 free_segs:
+	t->work = in.work;
+	if (in.cut)
+		msg("%s: %zu functions' call-frame information is longer than is read "
+		    "(%u rows per binary, %d per CFA expression function): the rest of them "
+		    "is not unwound", t->name, in.cut, BINARY_ROWS_MAX, FDE_LIBDW_ROWS_MAX);
 	segs_free(&cur);
 	segs_free(&acc);
 end_elf:
@@ -984,6 +1339,60 @@ unsigned int unwind_table_sources(const struct unwind_table *t)
 unsigned int unwind_table_bad_sources(const struct unwind_table *t)
 {
 	return t ? t->bad : 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int unwind_fde_starts(const char *path, uint64_t **starts, size_t *n)
+{
+	struct fde_starts st = { 0 };
+	struct segs none = { 0 };
+	struct elfin in;
+	int fd, err;
+
+	*starts = NULL;
+	*n = 0;
+	fd = open_regular(path, NULL);
+	if (fd < 0)
+		return fd;
+	err = elfin_open(&in, fd);
+	if (err)
+		goto free_starts;
+	in.name = path;
+	in.starts = &st;
+	if (in.eh_frame) {
+		err = eh_frame_collect(&in, &none);
+		if (err == -ENOMEM)
+			goto free_starts;
+	}
+	if (in.debug_frame) {
+		err = debug_frame_collect(&in, &none);
+		if (err == -ENOMEM)
+			goto free_starts;
+	}
+	if (st.n > 1)
+		qsort(st.v, st.n, sizeof(*st.v), u64_cmp);
+	*starts = st.v;
+	*n = st.n;
+	st.v = NULL;
+	err = 0;
+free_starts:
+	free(st.v);
+	segs_free(&none);
+	if (in.elf)
+		elf_end(in.elf);
+	close(fd);
+	return err;
+}
+
+uint64_t unwind_table_work(const struct unwind_table *t)
+{
+	return t ? t->work : 0;
 }
 
 const char *unwind_table_name(const struct unwind_table *t)

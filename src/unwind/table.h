@@ -11,6 +11,7 @@
 #define UNWIND_TABLE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* How the canonical frame address (CFA: the caller's sp after the
@@ -103,6 +104,16 @@ unsigned int unwind_table_sources(const struct unwind_table *t);
  * and so not used. */
 unsigned int unwind_table_bad_sources(const struct unwind_table *t);
 const char *unwind_table_name(const struct unwind_table *t);
+/* The CFA instructions (and, for FDEs left to libdw, rows) interpreted
+ * to build t: linear in the size of the call-frame information. */
+uint64_t unwind_table_work(const struct unwind_table *t);
+/* Tests only: true builds every FDE through libdw (the reference the
+ * one-pass interpreter is checked against). */
+void unwind_table_set_libdw_only(bool on);
+/* The sorted initial locations of the FDEs of path's .eh_frame and
+ * .debug_frame (a function start known to be an instruction boundary).
+ * 0 or -errno; *starts is the caller's to free. */
+int unwind_fde_starts(const char *path, uint64_t **starts, size_t *n);
 void unwind_table_free(struct unwind_table *t);
 
 #endif

@@ -1,5 +1,5 @@
 /* libFuzzer entry: arbitrary bytes through the language's lexer, parser,
- * checker and dump (make fuzz-lang; build/fuzz-lang -max_total_time=10).
+ * checker and dump (make fuzz; 5 s in make test).
  * Inputs past LANG_MAX_SOURCE are refused by lang_prog_new(); nesting is
  * bounded by LANG_MAX_DEPTH, so no input can exhaust the stack. */
 #include <stdint.h>

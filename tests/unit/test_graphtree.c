@@ -234,3 +234,27 @@ TEST(graphtree_json_no_return_leaf)
 	fclose(f);
 	free(buf);
 }
+
+/* A symbol name with terminal escapes is written escaped. */
+TEST(graphtree_text_escapes_names)
+{
+	static const struct graph_fn evil[] = { { "evil\x1b[2J\x9b", &sig_int } };
+	struct graphtree_opts o = { .format = REPORT_TEXT };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct graphtree *g = graphtree_new(f, evil, 1, &o);
+
+	call(g, 10, 0, 1000, 0x100, 1);
+	call(g, 10, 0, 1100, 0x0f0, 2);
+	ret(g, 10, 0, 1200, 0x0f0, 20);
+	ret(g, 10, 0, 2000, 0x100, 10);
+	graphtree_finish(g, 0);
+	fflush(f);
+	CHECK(!strchr(buf, '\x1b') && !strchr(buf, '\x9b'));
+	CHECK_STR(calls_of(buf), "evil\\x1b[2J\\x9b(v=1) {|  evil\\x1b[2J\\x9b(v=2) = 20;|"
+		  "} = 10; /* evil\\x1b[2J\\x9b */");
+	graphtree_free(g);
+	fclose(f);
+	free(buf);
+}

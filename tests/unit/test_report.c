@@ -230,6 +230,21 @@ TEST(stacks_many)
 
 /* ---- folded ------------------------------------------------------------------ */
 
+/* Names others chose reach a terminal with no control byte of theirs:
+ * C0, DEL, C1 (U+009B: CSI) and stray bytes escaped, UTF-8 kept. */
+TEST(folded_write_escapes_controls)
+{
+	struct stacks *s = stacks_new();
+	struct frame f[] = { { "evil\x1b[2J\x07", FRAME_COMM }, { "a\xc2\x9b" "1m\x7f\xff", FRAME_USER },
+			     { "caf\xc3\xa9\\x", FRAME_USER } };
+
+	stacks_add(s, f, 3, 1);
+	char *txt = folded_str(s);
+	CHECK_STR(txt, "evil\\x1b[2J\\x07;a\\xc2\\x9b1m\\x7f\\xff;caf\xc3\xa9\\x 1\n");
+	free(txt);
+	stacks_free(s);
+}
+
 TEST(folded_write_exact)
 {
 	struct stacks *s = stacks_new();
@@ -242,7 +257,7 @@ TEST(folded_write_exact)
 	add_path(s, "c:app;main;k:do_syscall_64;k:ksys_read", 7);
 	char *txt = folded_str(s);
 	CHECK_STR(txt, "app;main;do_syscall_64_[k];ksys_read_[k] 12\n"
-		       "app;we:ird na me;x:y_[k] 2\n"
+		       "app;we:ird\\x0ana\\x0dme;x:y_[k] 2\n"
 		       "[truncated] 1\n");
 	free(txt);
 	stacks_free(s);

@@ -1169,3 +1169,72 @@ TEST(unwind_sframe_malformed)
 free_good:
 	free(good);
 }
+
+/* One FDE of 100,000 rows: libdw runs an FDE's program from its start for
+ * each row asked (5e9 rows here); the interpreter makes every row in one
+ * pass, its work linear in the rows. */
+TEST(unwind_long_fde_one_pass)
+{
+	struct unwind_table *t = build("unwind-longfde.so", UNWIND_SRC_EH_FRAME);
+	const struct unwind_row *rows, *r;
+	size_t n;
+
+	if (!t)
+		return;
+	n = unwind_table_rows(t, &rows);
+	CHECK(n >= 100000);
+	/* per row: one advance_loc and one def_cfa_offset */
+	CHECK(unwind_table_work(t) <= 3 * 100000);
+	r = n ? &rows[0] : NULL;
+	CHECK(r && r->cfa_rule == UNWIND_CFA_SP && r->cfa_off == 8);
+	r = n > 1 ? &rows[1] : NULL;
+	CHECK(r && r->cfa_rule == UNWIND_CFA_SP && r->cfa_off == 16);
+	r = n > 99999 ? &rows[99999] : NULL;
+	CHECK(r && r->cfa_rule == UNWIND_CFA_SP && r->cfa_off == 16);
+	unwind_table_free(t);
+}
+
+/* The interpreter makes the rows libdw makes, row for row, on libc and
+ * on every fixture with CFI. */
+TEST(unwind_interpreter_matches_libdw)
+{
+	static const char *const files[] = { LIBC_PATH, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+		"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "unwind-eh", "unwind-fp",
+		"unwind-debugframe", "unwind-mixed", "unwind-badeh", "unwind-trunc",
+		"libunwind-fix.so", "symbols-pie", "libsymbols.so", "symbols-entry" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *path = files[i][0] == '/' ? files[i] : test_fixture(files[i]);
+		struct unwind_table *own, *ref;
+		const struct unwind_row *a, *b;
+		size_t na, nb;
+
+		if (access(path, R_OK))
+			continue;
+		own = unwind_table_build(path, UNWIND_SRC_EH_FRAME | UNWIND_SRC_DEBUG_FRAME);
+		unwind_table_set_libdw_only(true);
+		ref = unwind_table_build(path, UNWIND_SRC_EH_FRAME | UNWIND_SRC_DEBUG_FRAME);
+		unwind_table_set_libdw_only(false);
+		if (!own || !ref) {
+			CHECK(!own == !ref);
+			unwind_table_free(own);
+			unwind_table_free(ref);
+			continue;
+		}
+		na = unwind_table_rows(own, &a);
+		nb = unwind_table_rows(ref, &b);
+		if (na != nb)
+			test_fail(__FILE__, __LINE__, "%s: %zu rows, libdw %zu", path, na, nb);
+		for (size_t j = 0; j < na && j < nb; j++)
+			if (memcmp(&a[j], &b[j], sizeof(a[j]))) {
+				test_fail(__FILE__, __LINE__, "%s: row %zu at 0x%llx: rule %d off %d bp %d/%d,"
+					  " libdw: 0x%llx rule %d off %d bp %d/%d", path, j,
+					  (unsigned long long)a[j].pc, a[j].cfa_rule, a[j].cfa_off,
+					  a[j].bp_rule, a[j].bp_off, (unsigned long long)b[j].pc,
+					  b[j].cfa_rule, b[j].cfa_off, b[j].bp_rule, b[j].bp_off);
+				break;
+			}
+		unwind_table_free(own);
+		unwind_table_free(ref);
+	}
+}

@@ -4,9 +4,10 @@
 #   graph_wl.nodebug  graph_wl.O2 without DWARF (strip --strip-debug), symbols kept
 #   graph_bench       -O2 -g, N calls to one small function (bench/graph.sh)
 #   graph_bench.pg    the same with -pg, for uftrace record
+#   midinsn           -no-pie, a function symbol inside an instruction
 GRDIR := $(WLDIR)/graph
 GRAPH_WORKLOADS := $(GRDIR)/graph_wl $(GRDIR)/graph_wl.O2 $(GRDIR)/graph_wl.nodebug \
-	$(GRDIR)/graph_bench $(GRDIR)/graph_bench.pg
+	$(GRDIR)/graph_bench $(GRDIR)/graph_bench.pg $(GRDIR)/midinsn
 workloads: $(GRAPH_WORKLOADS)
 
 $(GRDIR)/graph_wl: tests/workloads/graph/graph_wl.c
@@ -23,3 +24,6 @@ $(GRDIR)/graph_bench: tests/workloads/graph/graph_bench.c
 $(GRDIR)/graph_bench.pg: tests/workloads/graph/graph_bench.c
 	@mkdir -p $(@D)
 	gcc -O2 -g -pg $< -o $@
+$(GRDIR)/midinsn: tests/workloads/graph/midinsn.c
+	@mkdir -p $(@D)
+	gcc -O1 -g0 -no-pie $< -o $@

@@ -1,0 +1,92 @@
+# Hostile inputs: files and programs others wrote, met as root.
+
+# -o onto a FIFO another user made: refused at once, in one line
+test_output_fifo_of_another_user() {
+	mkfifo out.fifo && chown nobody out.fifo || skip "cannot make a FIFO owned by nobody"
+	timeout -s KILL 30 "$SS" profile -o "$T/out.fifo" -- touch ran 2>err.txt
+	rc=$?
+	[ $rc = 1 ] || fail "exit $rc (137: blocked on the FIFO): $(cat err.txt)"
+	[ "$(cat err.txt)" = "stackscope: $T/out.fifo: a FIFO owned by uid 65534, not root or the caller: refused" ] ||
+		fail "message: $(cat err.txt)"
+	[ ! -e ran ] || fail "refused only after the capture"
+}
+
+# -o onto our own FIFO nobody reads: refused, not waited for
+test_output_fifo_without_reader() {
+	mkfifo out.fifo
+	timeout -s KILL 30 "$SS" syscalls -o out.fifo -- true 2>err.txt
+	rc=$?
+	[ $rc = 1 ] || fail "exit $rc (137: blocked on the FIFO): $(cat err.txt)"
+	grep -qx "stackscope: out.fifo: a FIFO with no reader" err.txt || fail "message: $(cat err.txt)"
+}
+
+# a reader that stops reading holds the writes, and SIGINT still ends the run
+test_output_fifo_stalled_reader_sigint() {
+	mkfifo out.fifo
+	exec 3<>out.fifo	# a reader that never reads
+	"$SS" syscalls -o out.fifo -- "$WL/syscall_heavy" 1 2>err.txt &
+	pid=$!
+	wait_for "tracing_live $pid"
+	wait_for "child=\$(pgrep -x syscall_heavy -P $pid)"
+	wait_for "exited $child" 30
+	kill -INT $pid
+	wait_for "exited $pid"
+	exec 3<&-
+}
+
+# a process name and a symbol with terminal escapes reach the folded
+# stacks escaped, never as raw control bytes
+test_escapes_in_comm_and_symbol() {
+	objcopy --redefine-sym leaf=$'leaf\e[2J' "$WL/fp_chain" "$T/fp_chain.esc" ||
+		fail "objcopy failed"
+	ln -s "$T/fp_chain.esc" $'\e[2Jevil'
+	timeout -s KILL 60 "$SS" profile -F 999 -o out.folded -- "./"$'\e[2Jevil' 1 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' out.folded || fail "raw control bytes: $(head -c 300 out.folded | od -c | head)"
+	grep -qF '\x1b[2Jevil;' out.folded || fail "no escaped comm: $(head -3 out.folded)"
+	grep -qF 'leaf\x1b[2J' out.folded || fail "no escaped symbol: $(grep leaf out.folded | head -3)"
+}
+
+# a file the kernel refuses to execute (ENOEXEC) is not handed to /bin/sh
+test_enoexec_not_run_by_shell() {
+	printf 'touch %s/ran\n' "$T" >garbage	# no #!: sh would run it
+	chmod +x garbage
+	timeout -s KILL 60 "$SS" profile -o out.folded -- ./garbage 2>err.txt
+	rc=$?
+	[ $rc = 1 ] || fail "exit $rc: $(cat err.txt)"
+	[ ! -e ran ] || fail "a shell ran ./garbage"
+	grep -qxF "stackscope: ./garbage: not an executable the kernel accepts (Exec format error); run it through its interpreter: sh ./garbage" err.txt ||
+		fail "message: $(cat err.txt)"
+}
+
+# a function symbol inside an instruction is not probed: the int3 would
+# corrupt the instruction (midinsn exits 1 or crashes then)
+test_probe_inside_instruction_refused() {
+	timeout -s KILL 60 "$SS" graph --func '*' -o out.txt -- "$WL/graph/midinsn" 2>err.txt
+	rc=$?
+	[ $rc = 0 ] || fail "exit $rc (the program misbehaved under its probes): $(cat err.txt)"
+	grep -q 'midinsn: load_mid at 0x[0-9a-f]*: not probed: no FDE or DWARF function starts there' err.txt ||
+		fail "message: $(cat err.txt)"
+	grep -q '^ *[0-9]* *[0-9]*) .*|    load(' out.txt || fail "load not traced: $(cat out.txt)"
+}
+
+# messages on stderr name files others chose: escaped too
+test_escapes_in_messages() {
+	timeout -s KILL 30 "$SS" profile -- "./"$'\e[2Jnope' 2>err.txt
+	! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' err.txt || fail "raw control bytes: $(od -c err.txt | head -3)"
+	grep -qF "cannot run './\\x1b[2Jnope'" err.txt || fail "message: $(cat err.txt)"
+}
+
+# stdout a pipe whose reader stopped reading: SIGINT still ends the run
+test_stdout_stalled_pipe_sigint() {
+	mkfifo stall.fifo
+	exec 3<>stall.fifo	# a reader that never reads
+	"$SS" syscalls -- "$WL/syscall_heavy" 1 >&3 2>err.txt &
+	pid=$!
+	wait_for "tracing_live $pid"
+	wait_for "child=\$(pgrep -x syscall_heavy -P $pid)"
+	wait_for "exited $child" 30
+	kill -INT $pid
+	wait_for "exited $pid"
+	exec 3<&-
+}

@@ -365,6 +365,20 @@ __noinline int put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count
 	return 0;
 }
 
+/* A counted array: `count` elements of `size` bytes, at most
+ * SC_ARRAY_MAX; an input one is read again at exit when it faulted. */
+static __always_inline void put_array(struct inflight *f, __u32 arg, __u32 cap, __u64 uptr,
+				      __u64 count, __u32 size)
+{
+	__u64 n = min_u64(count, SC_ARRAY_MAX);
+	__u32 tag = TAG(arg, cap, 0, count > n ? SC_CHUNK_TRUNC : 0);
+
+	if (cap == SC_CAP_ARRAY_IN)
+		put_input(f, tag, uptr, n * size);
+	else
+		put_chunk(f, tag, uptr, n * size);
+}
+
 /* Captures what the spec says for this moment: entry or exit.  At exit,
  * also the inputs that could not be read at entry.  These are global
  * functions: the verifier checks each once, not once per call site. */
@@ -431,6 +445,24 @@ __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_e
 		case SC_CAP_DIRENTS:
 			if (at_exit && ret >= 0)
 				put_count(f, i | SC_CAP_DIRENTS << 8, ptr, ret);
+			break;
+		case SC_CAP_ARRAY_IN:
+		case SC_CAP_ARRAY_INOUT:
+			if (la >= SC_ARGS)
+				break;
+			len = (__u32)f->rec.args[la & 7];
+			if (in_now)
+				put_array(f, i, SC_CAP_ARRAY_IN, ptr, len, as->size);
+			if (as->cap == SC_CAP_ARRAY_INOUT && at_exit && ret > 0)
+				put_array(f, i, SC_CAP_ARRAY_OUT, ptr, len, as->size);
+			break;
+		case SC_CAP_ARRAY_OUT:
+			if (!at_exit || ret <= 0)
+				break;
+			len = ret;
+			if (la < SC_ARGS)
+				len = min_u64(len, (__u32)f->rec.args[la & 7]);
+			put_array(f, i, SC_CAP_ARRAY_OUT, ptr, len, as->size);
 			break;
 		case SC_CAP_IOV_IN:
 			if (!at_exit && la < SC_ARGS)

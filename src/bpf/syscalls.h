@@ -18,6 +18,7 @@
 #define SC_DATA_MAX 8192	/* captured bytes of one record, chunk headers included */
 #define SC_STRV_MAX 16		/* argv/envp elements copied (execve) */
 #define SC_IOV_MAX 8		/* iovec elements whose bytes are copied */
+#define SC_ARRAY_MAX 64		/* elements of a counted array copied (poll, epoll) */
 #define SC_COMM_LEN 16
 
 /* How one argument's user memory is captured.  Lengths are capped by -s
@@ -68,6 +69,17 @@ enum sc_cap {
 	 * signal mask rt_sigreturn restores, in the frame it is called on.
 	 * The argument's register is not used. */
 	SC_CAP_SIGMASK_SP,
+	/* At entry, an array of args[len_arg] (a u32) elements of `size`
+	 * bytes, at most SC_ARRAY_MAX of them (TRUNC when more), not cut by
+	 * -s (the renderer abbreviates as strace does). */
+	SC_CAP_ARRAY_IN,
+	/* At exit when ret > 0, the ret elements the call filled (epoll_wait),
+	 * capped at args[len_arg] and SC_ARRAY_MAX (TRUNC when capped). */
+	SC_CAP_ARRAY_OUT,
+	/* Both: the args[len_arg] elements at entry as an SC_CAP_ARRAY_IN
+	 * chunk, and again at exit when ret > 0 as an SC_CAP_ARRAY_OUT chunk
+	 * (poll: the revents the call wrote). */
+	SC_CAP_ARRAY_INOUT,
 	SC_CAP_NR,
 };
 

@@ -633,42 +633,47 @@ static bool show_epoll_event(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
-/* epoll_wait's events: ret of them were filled */
+/* epoll_wait's events: ret of them were filled; strace shows at most
+ * -s of them */
 static bool show_epoll_events(struct dctx *c, int arg, const struct argkind *k)
 {
-	size_t len, n = c->r->ret;
-	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 0, &len, NULL);
+	size_t len, n = c->r->ret, shown = 0;
+	const unsigned char *p = dctx_data(c, arg, SC_CAP_ARRAY_OUT, 0, 0, &len, NULL);
 
 	if (!p)
 		return show_addr(c, arg);
 	dbuf_putc(c->b, '[');
-	for (size_t i = 0; i < n && (i + 1) * 12 <= len; i++) {
-		if (i)
+	for (; shown < n && shown < (size_t)c->strsize && (shown + 1) * 12 <= len; shown++) {
+		if (shown)
 			dbuf_puts(c->b, ", ");
-		put_epoll_event(c->b, p + i * 12);
+		put_epoll_event(c->b, p + shown * 12);
 	}
-	if (n > len / 12)
-		dbuf_puts(c->b, len >= 12 ? ", ..." : "...");
+	if (n > shown)
+		dbuf_puts(c->b, shown ? ", ..." : "...");
 	dbuf_putc(c->b, ']');
 	return true;
 }
 
-/* poll's array as read at exit: fd and events (revents go with ret) */
+/* poll's array as it was at entry (else as read at exit): fd and events,
+ * at most -s of them (revents go with ret) */
 static bool show_pollfds(struct dctx *c, int arg, const struct argkind *k)
 {
-	size_t len, n = dctx_arg(c, arg + 1);
-	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 0, &len, NULL);
+	size_t len, n = (__u32)dctx_arg(c, arg + 1), shown = 0;
+	const unsigned char *p = dctx_data(c, arg, SC_CAP_ARRAY_IN, 0, 0, &len, NULL);
 
+	if (!p && c->done && !c->failed)
+		p = dctx_data(c, arg, SC_CAP_ARRAY_OUT, 0, 0, &len, NULL);
 	if (!p)
 		return show_addr(c, arg);
 	dbuf_putc(c->b, '[');
-	for (size_t i = 0; i < n && (i + 1) * 8 <= len; i++) {
-		dbuf_printf(c->b, "%s{fd=%d, events=", i ? ", " : "", (int)get_u32(p + i * 8));
-		xlat_flags(c->b, xl_pollev, get_u16(p + i * 8 + 4));
+	for (; shown < n && shown < (size_t)c->strsize && (shown + 1) * 8 <= len; shown++) {
+		dbuf_printf(c->b, "%s{fd=%d, events=", shown ? ", " : "",
+			    (int)get_u32(p + shown * 8));
+		xlat_flags(c->b, xl_pollev, get_u16(p + shown * 8 + 4));
 		dbuf_putc(c->b, '}');
 	}
-	if (n > len / 8)
-		dbuf_puts(c->b, len >= 8 ? ", ..." : "...");
+	if (n > shown)
+		dbuf_puts(c->b, shown ? ", ..." : "...");
 	dbuf_putc(c->b, ']');
 	return true;
 }
@@ -931,9 +936,9 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	M(A_CPUSET_IN) = MEM(show_cpuset, SC_CAP_BUF_IN, -1, 128, K_PTR),
 	M(A_CPUSET_OUT) = MEM(show_cpuset, SC_CAP_BUF_OUT, -1, 128, K_PTR | K_OUT),
 	M(A_EPOLL_EVENT) = MEM(show_epoll_event, SC_CAP_STRUCT_IN, 0, 12, K_PTR),
-	/* arrays read whole at a fixed size: the first 8 elements */
-	M(A_EPOLL_EVENTS) = MEM(show_epoll_events, SC_CAP_STRUCT_OUT, 0, 96, K_PTR | K_OUT),
-	M(A_POLLFDS) = MEM(show_pollfds, SC_CAP_STRUCT_OUT, 0, 64, K_PTR | K_OUT),
+	/* arrays of elements counted by an argument: `size` is an element's */
+	M(A_EPOLL_EVENTS) = MEM(show_epoll_events, SC_CAP_ARRAY_OUT, 1, 12, K_PTR | K_OUT),
+	M(A_POLLFDS) = MEM(show_pollfds, SC_CAP_ARRAY_INOUT, 1, 8, K_PTR),
 	M(A_DIRENTS) = MEM(show_dirents, SC_CAP_DIRENTS, 0, 0, K_PTR | K_OUT),
 	/* the mask in the frame: after pretcode, uc_flags, uc_link, uc_stack
 	 * and uc_mcontext (x86_64), the return address popped */

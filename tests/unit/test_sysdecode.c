@@ -862,12 +862,11 @@ TEST(sysdecode_misc_structs)
 	CHECK_STR(text("readlink"), "readlink(\"/tmp/l\", \"/etc/hostname\", 4096) = 13");
 }
 
-TEST(sysdecode_poll_epoll)
+TEST(sysdecode_epoll)
 {
 	unsigned char ev[12], evs[24];
 	unsigned int e = 0x80000001;
 	unsigned long long data = 12;
-	struct { int fd; short events, revents; } pfd[2] = { { 12, 1, 1 }, { 13, 4, 0 } };
 
 	memcpy(ev, &e, 4);
 	memcpy(ev + 4, &data, 8);
@@ -875,23 +874,78 @@ TEST(sysdecode_poll_epoll)
 	chunk(3, SC_CAP_STRUCT_IN, 0, 0, ev, 12);
 	CHECK_STR(text("epoll_ctl"),
 		  "epoll_ctl(17, EPOLL_CTL_ADD, 12, {events=EPOLLIN|EPOLLET, data={u32=12, u64=12}}) = 0");
+	CALL(0, 7, 2, 6, 0);
+	CHECK_STR(text("epoll_ctl"), "epoll_ctl(7, EPOLL_CTL_DEL, 6, NULL) = 0");
 	e = 1;
 	memcpy(evs, &e, 4);
 	memcpy(evs + 4, &data, 8);
-	memset(evs + 12, 0xee, 12);
-	CALL(1, 17, 0x7ffd0000, 4, 0);
-	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, evs, sizeof(evs));
+	e = 4;
+	data = 6;
+	memcpy(evs + 12, &e, 4);
+	memcpy(evs + 16, &data, 8);
+	CALL(2, 7, 0x7ffd0000, 8, -1);
+	chunk(1, SC_CAP_ARRAY_OUT, 0, 0, evs, sizeof(evs));
 	CHECK_STR(text("epoll_wait"),
-		  "epoll_wait(17, [{events=EPOLLIN, data={u32=12, u64=12}}], 4, 0) = 1");
+		  "epoll_wait(7, [{events=EPOLLIN, data={u32=12, u64=12}}, "
+		  "{events=EPOLLOUT, data={u32=6, u64=6}}], 8, -1) = 2");
+	CALL(2, 7, 0x7ffd0000, 8, 0, 0, 8);
+	chunk(1, SC_CAP_ARRAY_OUT, 0, 0, evs, sizeof(evs));
+	CHECK_STR(text("epoll_pwait"),
+		  "epoll_pwait(7, [{events=EPOLLIN, data={u32=12, u64=12}}, "
+		  "{events=EPOLLOUT, data={u32=6, u64=6}}], 8, 0, NULL, 8) = 2");
+	/* failed: the events' address */
+	CALL(-4, 7, 0x7ffd0000, 8, -1);
+	CHECK_STR(text("epoll_wait"),
+		  "epoll_wait(7, 0x7ffd0000, 8, -1) = -1 EINTR (Interrupted system call)");
+}
 
-	CALL(1, 0x7ffd0000, 2, 100);
-	chunk(0, SC_CAP_STRUCT_OUT, 0, 0, pfd, sizeof(pfd));
+TEST(sysdecode_poll)
+{
+	struct { int fd; short events, revents; } pfd[3] = {
+		{ 3, 1, 0 }, { 6, 4, 0 }, { 5, 3, 0 }
+	}, big[40];
+	char want[4096];
+	size_t n;
+
+	/* the array at entry, then with revents at exit */
+	CALL(2, 0x7ffd0000, 3, 1000);
+	chunk(0, SC_CAP_ARRAY_IN, 0, 0, pfd, sizeof(pfd));
+	pfd[0].revents = 1;
+	pfd[1].revents = 4;
+	chunk(0, SC_CAP_ARRAY_OUT, 0, 0, pfd, sizeof(pfd));
 	CHECK_STR(text("poll"),
-		  "poll([{fd=12, events=POLLIN}, {fd=13, events=POLLOUT}], 2, 100) = 1 "
-		  "([{fd=12, revents=POLLIN}])");
+		  "poll([{fd=3, events=POLLIN}, {fd=6, events=POLLOUT}, {fd=5, events=POLLIN|POLLPRI}], "
+		  "3, 1000) = 2 ([{fd=3, revents=POLLIN}, {fd=6, revents=POLLOUT}])");
 	CALL(0, 0x7ffd0000, 0, 1);
-	chunk(0, SC_CAP_STRUCT_OUT, 0, 0, pfd, 0);
+	chunk(0, SC_CAP_ARRAY_IN, 0, 0, pfd, 0);
 	CHECK_STR(text("poll"), "poll([], 0, 1) = 0 (Timeout)");
+	/* interrupted: the array all the same */
+	CALL(-514, 0x7ffd0000, 1, -1);
+	chunk(0, SC_CAP_ARRAY_IN, 0, 0, pfd, 8);
+	CHECK_STR(text("poll"), "poll([{fd=3, events=POLLIN}], 1, -1) = ? ERESTARTNOHAND "
+		  "(To be restarted if no handler)");
+
+	/* 40 fds: strace shows 32 (-s) of each, then "..." */
+	for (int i = 0; i < 40; i++)
+		big[i] = (typeof(big[0])){ 3, 1, 1 };
+	CALL(40, 0x7ffd0000, 40, 0);
+	chunk(0, SC_CAP_ARRAY_IN, 0, 0, big, sizeof(big));
+	chunk(0, SC_CAP_ARRAY_OUT, 0, 0, big, sizeof(big));
+	n = snprintf(want, sizeof(want), "poll([");
+	for (int i = 0; i < 32; i++)
+		n += snprintf(want + n, sizeof(want) - n, "{fd=3, events=POLLIN}, ");
+	n += snprintf(want + n, sizeof(want) - n, "...], 40, 0) = 40 ([");
+	for (int i = 0; i < 32; i++)
+		n += snprintf(want + n, sizeof(want) - n, "{fd=3, revents=POLLIN}, ");
+	snprintf(want + n, sizeof(want) - n, "...])");
+	CHECK_STR(text("poll"), want);
+
+	/* more than SC_ARRAY_MAX: what was captured, then "..." */
+	strsize = 100;
+	CALL(0, 0x7ffd0000, 100, 0);
+	chunk(0, SC_CAP_ARRAY_IN, 0, SC_CHUNK_TRUNC, big, 8);
+	CHECK_STR(text("poll"), "poll([{fd=3, events=POLLIN}, ...], 100, 0) = 0 (Timeout)");
+	strsize = 32;
 }
 
 TEST(sysdecode_sockets)
@@ -1193,6 +1247,18 @@ TEST(sysdecode_specs)
 	CHECK_INT(sp.args[0].cap, SC_CAP_PATH);
 	CHECK_INT(sp.args[1].cap, SC_CAP_STRV);
 	CHECK_INT(sp.args[2].cap, SC_CAP_STRV_COUNT);
+
+	si = info_of("poll", 3);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[0].cap, SC_CAP_ARRAY_INOUT);
+	CHECK_INT(sp.args[0].len_arg, 1);
+	CHECK_INT(sp.args[0].size, 8);
+
+	si = info_of("epoll_wait", 4);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[1].cap, SC_CAP_ARRAY_OUT);
+	CHECK_INT(sp.args[1].len_arg, 2);
+	CHECK_INT(sp.args[1].size, 12);
 
 	si = info_of("getdents64", 3);
 	sc_spec_for(&si, &sp);

@@ -430,6 +430,10 @@ __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_e
 			if (in_now)
 				put_input(f, TAG(i, SC_CAP_STRUCT_IN, 0, 0), ptr, as->size);
 			break;
+		case SC_CAP_STRUCT_INOUT:
+			if (in_now)
+				put_input(f, TAG(i, SC_CAP_STRUCT_IN, 0, 0), ptr, as->size);
+			/* fall through */
 		case SC_CAP_STRUCT_OUT:
 			if (at_exit && ret >= 0)
 				put_chunk(f, TAG(i, SC_CAP_STRUCT_OUT, 0, 0), ptr, as->size);

@@ -80,6 +80,10 @@ enum sc_cap {
 	 * chunk, and again at exit when ret > 0 as an SC_CAP_ARRAY_OUT chunk
 	 * (poll: the revents the call wrote). */
 	SC_CAP_ARRAY_INOUT,
+	/* `size` bytes at entry as an SC_CAP_STRUCT_IN chunk, and at exit when
+	 * ret >= 0 as an SC_CAP_STRUCT_OUT chunk (ioctl: TCSETS passes a
+	 * struct termios, TCGETS fills one). */
+	SC_CAP_STRUCT_INOUT,
 	SC_CAP_NR,
 };
 

@@ -92,7 +92,9 @@ static const struct xlat xl_dnotify[] = {
 };
 /* The requests met most often; the others are shown in hex. */
 static const struct xlat xl_ioctl[] = {
-	{ 0x5401, "TCGETS" }, { 0x5402, "TCSETS" }, { 0x5403, "TCSETSW" }, { 0x5404, "TCSETSF" },
+	/* strace names the OSS sequencer requests sharing these numbers too */
+	{ 0x5401, "TCGETS" }, { 0x5402, "SNDCTL_TMR_START or TCSETS" },
+	{ 0x5403, "SNDCTL_TMR_STOP or TCSETSW" }, { 0x5404, "SNDCTL_TMR_CONTINUE or TCSETSF" },
 	{ 0x5409, "TCSBRK" }, { 0x540a, "TCXONC" }, { 0x540b, "TCFLSH" }, { 0x540c, "TIOCEXCL" },
 	{ 0x540d, "TIOCNXCL" }, { 0x540e, "TIOCSCTTY" }, { 0x540f, "TIOCGPGRP" },
 	{ 0x5410, "TIOCSPGRP" }, { 0x5411, "TIOCOUTQ" }, { 0x5412, "TIOCSTI" },
@@ -447,14 +449,130 @@ static bool show_raw(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
-/* ioctl's argument: an fd for FICLONE, else a number or an address */
+/* struct termios's flags, in strace's order */
+static const struct xlat xl_tc_iflag[] = {
+	{ 01, "IGNBRK" }, { 02, "BRKINT" }, { 04, "IGNPAR" }, { 010, "PARMRK" }, { 020, "INPCK" },
+	{ 040, "ISTRIP" }, { 0100, "INLCR" }, { 0200, "IGNCR" }, { 0400, "ICRNL" },
+	{ 01000, "IUCLC" }, { 02000, "IXON" }, { 04000, "IXANY" }, { 010000, "IXOFF" },
+	{ 020000, "IMAXBEL" }, { 040000, "IUTF8" }, XEND
+};
+static const struct xlat xl_tc_oflag[] = {
+	{ 01, "OPOST" }, { 02, "OLCUC" }, { 04, "ONLCR" }, { 010, "OCRNL" }, { 020, "ONOCR" },
+	{ 040, "ONLRET" }, { 0100, "OFILL" }, { 0200, "OFDEL" }, XEND
+};
+static const struct xlat xl_tc_cflag[] = {
+	{ 0100, "CSTOPB" }, { 0200, "CREAD" }, { 0400, "PARENB" }, { 01000, "PARODD" },
+	{ 02000, "HUPCL" }, { 04000, "CLOCAL" }, { 010000000000, "CMSPAR" },
+	{ 020000000000, "CRTSCTS" }, XEND
+};
+static const struct xlat xl_tc_lflag[] = {
+	{ 01, "ISIG" }, { 02, "ICANON" }, { 04, "XCASE" }, { 010, "ECHO" }, { 020, "ECHOE" },
+	{ 040, "ECHOK" }, { 0100, "ECHONL" }, { 0200, "NOFLSH" }, { 0100000, "IEXTEN" },
+	{ 01000, "ECHOCTL" }, { 02000, "ECHOPRT" }, { 04000, "ECHOKE" }, { 010000, "FLUSHO" },
+	{ 040000, "PENDIN" }, { 0400, "TOSTOP" }, { 0200000, "EXTPROC" }, XEND
+};
+static const char *const tc_bauds[] = {
+	"B0", "B50", "B75", "B110", "B134", "B150", "B200", "B300", "B600", "B1200", "B1800",
+	"B2400", "B4800", "B9600", "B19200", "B38400", NULL, "B57600", "B115200", "B230400",
+	"B460800", "B500000", "B576000", "B921600", "B1000000", "B1152000", "B1500000",
+	"B2000000", "B2500000", "B3000000", "B3500000", "B4000000",
+};
+#define TC_CBAUD 010017
+#define TC_CIBAUD (TC_CBAUD << 16)
+
+/* Named bits joined by '|', leftovers in hex; nothing at all for 0 (as
+ * strace writes termios flags). */
+static void put_tc_flags(struct dbuf *b, const struct xlat *t, __u32 v)
+{
+	bool any = false;
+
+	for (; t->name; t++) {
+		if ((v & t->val) != t->val)
+			continue;
+		dbuf_printf(b, "%s%s", any ? "|" : "", t->name);
+		any = true;
+		v &= ~t->val;
+	}
+	if (v)
+		dbuf_printf(b, "%s%#x", any ? "|" : "", v);
+}
+
+static void put_tc_baud(struct dbuf *b, __u32 baud)
+{
+	/* CBAUDEX (010000) selects the upper half of the table */
+	__u32 i = (baud & 017) | (baud & 010000 ? 020 : 0);
+
+	if (tc_bauds[i])
+		dbuf_puts(b, tc_bauds[i]);
+	else
+		dbuf_printf(b, "%#x", baud);
+}
+
+/* struct termios (TCGETS, TCSETS...): its four flag words, the rest
+ * elided as strace does without -v.  strace leaves an empty word empty
+ * and a '|' after the fields when no flag follows. */
+static void put_termios(struct dbuf *b, const unsigned char *p)
+{
+	static const char *const nl[] = { "NL0", "NL1" }, *const cr[] = { "CR0", "CR1", "CR2", "CR3" },
+		*const tab[] = { "TAB0", "TAB1", "TAB2", "XTABS" }, *const bs[] = { "BS0", "BS1" },
+		*const vt[] = { "VT0", "VT1" }, *const ff[] = { "FF0", "FF1" };
+	__u32 iflag, oflag, cflag, lflag;
+
+	memcpy(&iflag, p, 4);
+	memcpy(&oflag, p + 4, 4);
+	memcpy(&cflag, p + 8, 4);
+	memcpy(&lflag, p + 12, 4);
+	dbuf_puts(b, "{c_iflag=");
+	put_tc_flags(b, xl_tc_iflag, iflag);
+	dbuf_printf(b, ", c_oflag=%s|%s|%s|%s|%s|%s|", nl[(oflag >> 8) & 1], cr[(oflag >> 9) & 3],
+		    tab[(oflag >> 11) & 3], bs[(oflag >> 13) & 1], vt[(oflag >> 14) & 1],
+		    ff[(oflag >> 15) & 1]);
+	put_tc_flags(b, xl_tc_oflag, oflag & ~0xff00u);
+	dbuf_puts(b, ", c_cflag=");
+	put_tc_baud(b, cflag & TC_CBAUD);
+	dbuf_putc(b, '|');
+	if (cflag & TC_CIBAUD) {
+		put_tc_baud(b, (cflag & TC_CIBAUD) >> 16);
+		dbuf_puts(b, "<<IBSHIFT|");
+	}
+	dbuf_printf(b, "CS%u|", 5 + ((cflag >> 4) & 3));
+	put_tc_flags(b, xl_tc_cflag, cflag & ~(TC_CBAUD | TC_CIBAUD | 060));
+	dbuf_puts(b, ", c_lflag=");
+	put_tc_flags(b, xl_tc_lflag, lflag);
+	dbuf_puts(b, ", ...}");
+}
+
+/* ioctl's argument: an fd for FICLONE; a terminal's struct termios or
+ * winsize, passed (TCSETS*, TIOCSWINSZ: as read at entry) or filled
+ * (TCGETS, TIOCGWINSZ); else a number or an address */
 static bool show_ioctl_arg(struct dctx *c, int arg, const struct argkind *k)
 {
-	if ((__u32)dctx_arg(c, arg - 1) == 0x40049409)
-		dbuf_printf(c->b, "%d", (int)dctx_arg(c, arg));
-	else
-		show_raw(c, arg, k);
-	return true;
+	__u32 req = dctx_arg(c, arg - 1);
+	__u64 v = dctx_arg(c, arg);
+	const unsigned char *p;
+	size_t min = req == 0x5413 || req == 0x5414 ? 8 : 16;
+
+	if (req == 0x40049409) {
+		dbuf_printf(c->b, "%d", (int)v);
+		return true;
+	}
+	if ((req >= 0x5401 && req <= 0x5404) || req == 0x5413 || req == 0x5414) {
+		if (req == 0x5401 || req == 0x5413)
+			p = c->done && !c->failed ?
+				dctx_data(c, arg, SC_CAP_STRUCT_OUT, 0, min, NULL, NULL) : NULL;
+		else
+			p = dctx_data(c, arg, SC_CAP_STRUCT_IN, 0, min, NULL, NULL);
+		if (!p)
+			dbuf_ptr(c->b, v);
+		else if (req <= 0x5404)
+			put_termios(c->b, p);
+		else
+			dbuf_printf(c->b, "{ws_row=%u, ws_col=%u, ws_xpixel=%u, ws_ypixel=%u}",
+				    ((const __u16 *)p)[0], ((const __u16 *)p)[1],
+				    ((const __u16 *)p)[2], ((const __u16 *)p)[3]);
+		return true;
+	}
+	return show_raw(c, arg, k);
 }
 
 static bool show_hide(struct dctx *c, int arg, const struct argkind *k)
@@ -1005,7 +1123,8 @@ const struct argkind value_kinds[A_STR] = {
 	[A_FCNTL_CMD] = NAMES(show_enum, xl_fcntl_cmd),
 	[A_FCNTL_ARG] = NUM(show_fcntl_arg),
 	[A_IOCTL_REQ] = NAMES(show_hex_enum, xl_ioctl),
-	[A_IOCTL_ARG] = NUM(show_ioctl_arg),
+	/* struct termios's flags, struct winsize */
+	[A_IOCTL_ARG] = CAP(show_ioctl_arg, SC_CAP_STRUCT_INOUT, 16),
 	[A_LOCK] = NAMES(show_flags, xl_lock),
 	[A_MFD_FLAGS] = NAMES(show_flags, xl_mfd),
 	[A_EFD_FLAGS] = NAMES(show_flags, xl_efd),

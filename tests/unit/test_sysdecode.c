@@ -948,6 +948,63 @@ TEST(sysdecode_poll)
 	strsize = 32;
 }
 
+TEST(sysdecode_ioctl_tty)
+{
+	/* a pty's defaults; the rest of struct termios is not captured */
+	__u32 tio[4] = { 02400, 05, 0277, 0105073 }, all[4] = { ~0u, ~0u, ~0u, ~0u };
+	__u32 none[4] = { 0 }, odd[4] = { 0, 0101 | 01000 | 04000 | 0160000, 010002 | 040 | (017 << 16), 1 };
+	__u16 ws[4] = { 24, 80, 0, 0 };
+
+	CALL(0, 1, 0x5401, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, none, 16);
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, tio, 16);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(1, TCGETS, {c_iflag=ICRNL|IXON, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR, "
+		  "c_cflag=B38400|CS8|CREAD, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN|ECHOCTL|"
+		  "ECHOKE, ...}) = 0");
+	CALL(-25, 3, 0x5401, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, none, 16);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, TCGETS, 0x7ffd0000) = -1 ENOTTY (Inappropriate ioctl for device)");
+	CALL(-25, 3, 0x5401, 0);
+	CHECK_STR(text("ioctl"), "ioctl(3, TCGETS, NULL) = -1 ENOTTY (Inappropriate ioctl for device)");
+	/* a setter shows what it passed, failed or not */
+	CALL(-25, 3, 0x5402, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, all, 16);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, SNDCTL_TMR_START or TCSETS, {c_iflag=IGNBRK|BRKINT|IGNPAR|PARMRK|INPCK|"
+		  "ISTRIP|INLCR|IGNCR|ICRNL|IUCLC|IXON|IXANY|IXOFF|IMAXBEL|IUTF8|0xffff8000, "
+		  "c_oflag=NL1|CR3|XTABS|BS1|VT1|FF1|OPOST|OLCUC|ONLCR|OCRNL|ONOCR|ONLRET|OFILL|OFDEL|"
+		  "0xffff0000, c_cflag=B4000000|B4000000<<IBSHIFT|CS8|CSTOPB|CREAD|PARENB|PARODD|HUPCL|"
+		  "CLOCAL|CMSPAR|CRTSCTS|0x2ff0e000, c_lflag=ISIG|ICANON|XCASE|ECHO|ECHOE|ECHOK|ECHONL|"
+		  "NOFLSH|IEXTEN|ECHOCTL|ECHOPRT|ECHOKE|FLUSHO|PENDIN|TOSTOP|EXTPROC|0xfffe2000, ...}) = "
+		  "-1 ENOTTY (Inappropriate ioctl for device)");
+	/* strace's quirks: empty words, a '|' after the fields */
+	CALL(-25, 3, 0x5402, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, none, 16);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, SNDCTL_TMR_START or TCSETS, {c_iflag=, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|, "
+		  "c_cflag=B0|CS5|, c_lflag=, ...}) = -1 ENOTTY (Inappropriate ioctl for device)");
+	CALL(0, 3, 0x5404, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, odd, 16);
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, odd, 16);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, SNDCTL_TMR_CONTINUE or TCSETSF, {c_iflag=, c_oflag=NL0|CR1|TAB1|BS1|VT1|FF1|"
+		  "OPOST|OFILL, c_cflag=B115200|B38400<<IBSHIFT|CS7|, c_lflag=ISIG, ...}) = 0");
+
+	CALL(0, 0, 0x5413, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, none, 16);
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, ws, 8);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(0, TIOCGWINSZ, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0");
+	CALL(-25, 3, 0x5413, 0x7ffd0000);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, TIOCGWINSZ, 0x7ffd0000) = -1 ENOTTY (Inappropriate ioctl for device)");
+	/* others: the number */
+	CALL(0, 3, 0x5421, 0x7ffd0000);
+	CHECK_STR(text("ioctl"), "ioctl(3, FIONBIO, 0x7ffd0000) = 0");
+}
+
 TEST(sysdecode_sockets)
 {
 	unsigned char in4[16] = { 2, 0, 0, 80, 127, 0, 0, 1 };
@@ -1259,6 +1316,11 @@ TEST(sysdecode_specs)
 	CHECK_INT(sp.args[1].cap, SC_CAP_ARRAY_OUT);
 	CHECK_INT(sp.args[1].len_arg, 2);
 	CHECK_INT(sp.args[1].size, 12);
+
+	si = info_of("ioctl", 3);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[2].cap, SC_CAP_STRUCT_INOUT);
+	CHECK_INT(sp.args[2].size, 16);
 
 	si = info_of("getdents64", 3);
 	sc_spec_for(&si, &sp);

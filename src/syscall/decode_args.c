@@ -210,7 +210,7 @@ static const struct xlat xl_shm[] = {
 	{ 0100000, "SHM_EXEC" }, XEND
 };
 
-static const struct xlat xl_clone_flags[] = {
+const struct xlat xl_clone_flags[] = {
 	{ 0x100, "CLONE_VM" }, { 0x200, "CLONE_FS" }, { 0x400, "CLONE_FILES" },
 	{ 0x800, "CLONE_SIGHAND" }, { 0x1000, "CLONE_PIDFD" }, { 0x2000, "CLONE_PTRACE" },
 	{ 0x4000, "CLONE_VFORK" }, { 0x8000, "CLONE_PARENT" }, { 0x10000, "CLONE_THREAD" },
@@ -220,6 +220,7 @@ static const struct xlat xl_clone_flags[] = {
 	{ 0x2000000, "CLONE_NEWCGROUP" }, { 0x4000000, "CLONE_NEWUTS" },
 	{ 0x8000000, "CLONE_NEWIPC" }, { 0x10000000, "CLONE_NEWUSER" },
 	{ 0x20000000, "CLONE_NEWPID" }, { 0x40000000, "CLONE_NEWNET" }, { 0x80000000, "CLONE_IO" },
+	{ 0x100000000ULL, "CLONE_CLEAR_SIGHAND" }, { 0x200000000ULL, "CLONE_INTO_CGROUP" },
 	XEND
 };
 /* unshare(2), setns(2): CLONE_NEWTIME shares its bit with CSIGNAL */

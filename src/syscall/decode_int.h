@@ -100,7 +100,7 @@ enum akind {
 	A_ITIMERSPEC_OUT, A_ITIMERVAL_IN, A_ITIMERVAL_OUT, A_TIME_OUT,
 	A_SIGSET_IN, A_SIGSET_OUT, A_SIGACTION_IN, A_SIGACTION_OUT, A_STACK_IN, A_STACK_OUT,
 	A_WSTATUS, A_RLIMIT_IN, A_RLIMIT_OUT, A_UTSNAME, A_CPUSET_IN, A_CPUSET_OUT,
-	A_EPOLL_EVENT, A_EPOLL_EVENTS, A_POLLFDS, A_DIRENTS, A_SIGFRAME, A_SYSINFO, A_STATFS,
+	A_CLONE_ARGS, A_EPOLL_EVENT, A_EPOLL_EVENTS, A_POLLFDS, A_DIRENTS, A_SIGFRAME, A_SYSINFO, A_STATFS,
 	A_GROUPS_OUT,
 	A_SOCKADDR_IN, A_SOCKADDR_OUT, A_SOCKLEN_OUT, A_SOCKOPT_IN, A_SOCKOPT_OUT,
 	A_NR
@@ -179,7 +179,7 @@ void put_mode(struct dbuf *b, unsigned int mode);		/* S_IFREG|0644 */
 void put_dev(struct dbuf *b, __u64 dev);			/* makedev(0x1, 0x3) */
 void put_timespec(struct dbuf *b, const unsigned char *p);	/* {tv_sec=.., tv_nsec=..} */
 extern const struct xlat xl_open_access[], xl_open_flags[], xl_fd_flags[], xl_pollev[];
-extern const struct xlat xl_family[], xl_statx_mask[];
+extern const struct xlat xl_family[], xl_statx_mask[], xl_clone_flags[];
 #define K_SIGRTMIN 32
 #define K_NSIG 64
 enum { K_AF_UNIX = 1, K_AF_INET = 2, K_AF_INET6 = 10, K_AF_NETLINK = 16 };

@@ -613,6 +613,55 @@ static bool show_cpuset(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* clone3's struct clone_args, the fields strace shows for its flags;
+ * the parent's tid written by CLONE_PARENT_SETTID is the child's, ret
+ * (the pidfd written by CLONE_PIDFD is not known here) */
+static bool show_clone_args(struct dctx *c, int arg, const struct argkind *k)
+{
+	size_t len, size = dctx_arg(c, arg + 1);
+	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 64, &len, NULL);
+	__u64 fl, cgroup;
+
+	if (!p)
+		return show_addr(c, arg);
+	fl = get_u64(p);
+	dbuf_puts(c->b, "{flags=");
+	xlat_flags(c->b, xl_clone_flags, fl);
+	if (fl & 0x1000)			/* CLONE_PIDFD */
+		dbuf_printf(c->b, ", pidfd=%#llx", (unsigned long long)get_u64(p + 8));
+	if (fl & (0x1000000 | 0x200000)) {	/* CLONE_CHILD_SETTID, _CLEARTID */
+		dbuf_puts(c->b, ", child_tid=");
+		dbuf_ptr(c->b, get_u64(p + 16));
+	}
+	if (fl & 0x100000) {			/* CLONE_PARENT_SETTID */
+		dbuf_puts(c->b, ", parent_tid=");
+		dbuf_ptr(c->b, get_u64(p + 24));
+	}
+	dbuf_puts(c->b, ", exit_signal=");
+	if (get_u64(p + 32))
+		show_signal(c->b, get_u64(p + 32));
+	else
+		dbuf_putc(c->b, '0');
+	dbuf_puts(c->b, ", stack=");
+	dbuf_ptr(c->b, get_u64(p + 40));
+	dbuf_printf(c->b, get_u64(p + 48) ? ", stack_size=%#llx" : ", stack_size=%llu",
+		    (unsigned long long)get_u64(p + 48));
+	if (fl & 0x80000)			/* CLONE_SETTLS */
+		dbuf_printf(c->b, ", tls=%#llx", (unsigned long long)get_u64(p + 56));
+	if (len >= 80 && size >= 80 && (get_u64(p + 64) || get_u64(p + 72))) {
+		dbuf_puts(c->b, ", set_tid=");
+		dbuf_ptr(c->b, get_u64(p + 64));
+		dbuf_printf(c->b, ", set_tid_size=%llu", (unsigned long long)get_u64(p + 72));
+	}
+	cgroup = len >= 88 && size >= 88 ? get_u64(p + 80) : 0;
+	if (cgroup || (size >= 88 && (fl & 0x200000000ULL)))	/* CLONE_INTO_CGROUP */
+		dbuf_printf(c->b, ", cgroup=%llu", (unsigned long long)cgroup);
+	dbuf_putc(c->b, '}');
+	if (c->done && !c->failed && c->r->ret > 0 && (fl & 0x100000))
+		dbuf_printf(c->b, " => {parent_tid=[%lld]}", (long long)c->r->ret);
+	return true;
+}
+
 /* struct epoll_event, packed on x86_64: events, then 8 bytes of data */
 static void put_epoll_event(struct dbuf *b, const unsigned char *p)
 {
@@ -935,6 +984,7 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	/* the mask's size is the argument before it */
 	M(A_CPUSET_IN) = MEM(show_cpuset, SC_CAP_BUF_IN, -1, 128, K_PTR),
 	M(A_CPUSET_OUT) = MEM(show_cpuset, SC_CAP_BUF_OUT, -1, 128, K_PTR | K_OUT),
+	M(A_CLONE_ARGS) = MEM(show_clone_args, SC_CAP_STRUCT_IN, 0, 88, K_PTR),
 	M(A_EPOLL_EVENT) = MEM(show_epoll_event, SC_CAP_STRUCT_IN, 0, 12, K_PTR),
 	/* arrays of elements counted by an argument: `size` is an element's */
 	M(A_EPOLL_EVENTS) = MEM(show_epoll_events, SC_CAP_ARRAY_OUT, 1, 12, K_PTR | K_OUT),

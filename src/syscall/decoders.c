@@ -154,7 +154,7 @@ static const struct sc_decoder decoders[] = {
 	/* processes */
 	{ .name = "clone", .ret = R_DEC, .layout = clone_layout,
 	  .args = { A_CLONE_FLAGS, A_PTR, A_INT_OUT, A_PTR, A_HEX } },
-	D("clone3", R_DEC, A_PTR, A_ULONG),
+	D("clone3", R_DEC, A_CLONE_ARGS, A_ULONG),
 	D0("fork"),
 	D0("vfork"),
 	/* envp: its strings are not worth their copy, their count is */

@@ -1005,6 +1005,38 @@ TEST(sysdecode_ioctl_tty)
 	CHECK_STR(text("ioctl"), "ioctl(3, FIONBIO, 0x7ffd0000) = 0");
 }
 
+TEST(sysdecode_clone3)
+{
+	/* glibc's pthread_create */
+	__u64 th[11] = { 0x3d0f00, 0, 0x7ff23223e990, 0x7ff23223e990, 0, 0x7ff231a3e000, 0x7fff80,
+			 0x7ff23223e6c0 };
+	__u64 fork[11] = { 0, 0, 0, 0, 17 };
+
+	CALL(9591, 0x7ffd0000, 88);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, th, 88);
+	CHECK_STR(text("clone3"),
+		  "clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|"
+		  "CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, child_tid=0x7ff23223e990, "
+		  "parent_tid=0x7ff23223e990, exit_signal=0, stack=0x7ff231a3e000, stack_size=0x7fff80, "
+		  "tls=0x7ff23223e6c0} => {parent_tid=[9591]}, 88) = 9591");
+	CALL(9472, 0x7ffd0000, 88);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, fork, 88);
+	CHECK_STR(text("clone3"),
+		  "clone3({flags=0, exit_signal=SIGCHLD, stack=NULL, stack_size=0}, 88) = 9472");
+	CALL(9473, 0x7ffd0000, 64);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, fork, 88);
+	CHECK_STR(text("clone3"),
+		  "clone3({flags=0, exit_signal=SIGCHLD, stack=NULL, stack_size=0}, 64) = 9473");
+	/* failed: no tid written */
+	CALL(-11, 0x7ffd0000, 88);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, th, 88);
+	CHECK_STR(text("clone3"),
+		  "clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|"
+		  "CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, child_tid=0x7ff23223e990, "
+		  "parent_tid=0x7ff23223e990, exit_signal=0, stack=0x7ff231a3e000, stack_size=0x7fff80, "
+		  "tls=0x7ff23223e6c0}, 88) = -1 EAGAIN (Resource temporarily unavailable)");
+}
+
 TEST(sysdecode_sockets)
 {
 	unsigned char in4[16] = { 2, 0, 0, 80, 127, 0, 0, 1 };

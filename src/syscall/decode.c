@@ -464,6 +464,10 @@ static void show_ret(struct dctx *c, struct dbuf *b)
 			return;
 		}
 		break;
+	case R_PRCTL:
+		if (prctl_ret_name(b, (unsigned int)c->r->args[0], ret))
+			return;
+		break;
 	case R_DEC:
 		break;
 	}

@@ -250,6 +250,39 @@ enum {
 	K_PR_SET_CHILD_SUBREAPER = 36, K_PR_GET_CHILD_SUBREAPER, K_PR_SET_NO_NEW_PRIVS,
 	K_PR_GET_NO_NEW_PRIVS, K_PR_GET_TID_ADDRESS, K_PR_SET_THP_DISABLE, K_PR_GET_THP_DISABLE,
 	K_PR_GET_FP_MODE = 46, K_PR_GET_TAGGED_ADDR_CTRL = 56, K_PR_GET_IO_FLUSHER = 58,
+	K_PR_MCE_KILL = 33, K_PR_SET_MM = 35, K_PR_CAP_AMBIENT = 47, K_PR_SET_VMA = 0x53564d41,
+	K_PR_SET_PTRACER = 0x59616d61,
+};
+static const struct xlat xl_dumpable[] = {
+	{ 0, "SUID_DUMP_DISABLE" }, { 1, "SUID_DUMP_USER" }, { 2, "SUID_DUMP_ROOT" }, XEND
+};
+static const struct xlat xl_mce_kill[] = {
+	{ 0, "PR_MCE_KILL_CLEAR" }, { 1, "PR_MCE_KILL_SET" }, XEND
+};
+static const struct xlat xl_mce_kill_policy[] = {
+	{ 0, "PR_MCE_KILL_LATE" }, { 1, "PR_MCE_KILL_EARLY" }, { 2, "PR_MCE_KILL_DEFAULT" }, XEND
+};
+static const struct xlat xl_cap_ambient[] = {
+	{ 1, "PR_CAP_AMBIENT_IS_SET" }, { 2, "PR_CAP_AMBIENT_RAISE" },
+	{ 3, "PR_CAP_AMBIENT_LOWER" }, { 4, "PR_CAP_AMBIENT_CLEAR_ALL" }, XEND
+};
+static const struct xlat xl_set_mm[] = {
+	{ 1, "PR_SET_MM_START_CODE" }, { 2, "PR_SET_MM_END_CODE" }, { 3, "PR_SET_MM_START_DATA" },
+	{ 4, "PR_SET_MM_END_DATA" }, { 5, "PR_SET_MM_START_STACK" }, { 6, "PR_SET_MM_START_BRK" },
+	{ 7, "PR_SET_MM_BRK" }, { 8, "PR_SET_MM_ARG_START" }, { 9, "PR_SET_MM_ARG_END" },
+	{ 10, "PR_SET_MM_ENV_START" }, { 11, "PR_SET_MM_ENV_END" }, { 12, "PR_SET_MM_AUXV" },
+	{ 13, "PR_SET_MM_EXE_FILE" }, { 14, "PR_SET_MM_MAP" }, { 15, "PR_SET_MM_MAP_SIZE" }, XEND
+};
+static const char *const cap_names[] = {
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
+	"CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
+	"CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW",
+	"CAP_IPC_LOCK", "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT",
+	"CAP_SYS_PTRACE", "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
+	"CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE",
+	"CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE",
+	"CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ",
+	"CAP_PERFMON", "CAP_BPF", "CAP_CHECKPOINT_RESTORE",
 };
 static const struct xlat xl_prctl[] = {
 	{ 1, "PR_SET_PDEATHSIG" }, { 2, "PR_GET_PDEATHSIG" }, { 3, "PR_GET_DUMPABLE" },
@@ -270,7 +303,7 @@ static const struct xlat xl_prctl[] = {
 	{ 53, "PR_SET_SPECULATION_CTRL" }, { 55, "PR_SET_TAGGED_ADDR_CTRL" },
 	{ 56, "PR_GET_TAGGED_ADDR_CTRL" }, { 57, "PR_SET_IO_FLUSHER" }, { 58, "PR_GET_IO_FLUSHER" },
 	{ 59, "PR_SET_SYSCALL_USER_DISPATCH" }, { 62, "PR_SCHED_CORE" },
-	{ 0x53564d41, "PR_SET_VMA" }, XEND
+	{ 0x53564d41, "PR_SET_VMA" }, { 0x59616d61, "PR_SET_PTRACER" }, XEND
 };
 #define K_ARCH_GET_FS 0x1003
 #define K_ARCH_GET_GS 0x1004
@@ -849,51 +882,161 @@ static bool show_clone_flags(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
-/* prctl's arguments 2..5, by option */
+/* prctl's return value for the options that return a named value */
+bool prctl_ret_name(struct dbuf *b, __u64 opt, long long ret)
+{
+	const char *name = NULL;
+
+	if (opt == K_PR_GET_DUMPABLE)
+		name = xlat_name(xl_dumpable, ret);
+	else if (opt == K_PR_MCE_KILL_GET)
+		name = xlat_name(xl_mce_kill_policy, ret);
+	if (!name)
+		return false;
+	dbuf_printf(b, "%lld (%s)", ret, name);
+	return true;
+}
+
+static void put_cap(struct dbuf *b, __u64 v)
+{
+	if (v < ARRAY_SIZE(cap_names))
+		dbuf_puts(b, cap_names[v]);
+	else
+		dbuf_printf(b, "%#llx /* CAP_??? */", (unsigned long long)v);
+}
+
+/* An xlat name, else the number in hex */
+static void put_name_hex(struct dbuf *b, const struct xlat *t, __u64 v)
+{
+	const char *name = xlat_name(t, v);
+
+	if (name)
+		dbuf_puts(b, name);
+	else
+		dbuf_printf(b, "%#llx", (unsigned long long)v);
+}
+
+/* prctl's option: unknown ones in hex, as strace */
+static bool show_prctl_opt(struct dctx *c, int arg, const struct argkind *k)
+{
+	__u64 v = (unsigned int)dctx_arg(c, arg);
+	const char *name = xlat_name(xl_prctl, v);
+
+	if (name)
+		dbuf_puts(c->b, name);
+	else
+		dbuf_printf(c->b, "%#llx /* PR_??? */", (unsigned long long)v);
+	return true;
+}
+
+/* prctl's arguments 2..5 (n = 0..3), by option, as strace 6.1: the
+ * memory of arg2 is captured at entry and at exit (16 bytes: a name, an
+ * int or an address the call writes) */
 static bool show_prctl_arg(struct dctx *c, int arg, const struct argkind *k)
 {
 	int opt = dctx_arg(c, 0), n = arg - 1;
 	__u64 v = dctx_arg(c, arg);
-	const unsigned char *p;
+	const unsigned char *p = NULL;
 	size_t len;
-	__u8 fl;
 
 	switch (opt) {
 	case K_PR_GET_DUMPABLE: case K_PR_GET_KEEPCAPS: case K_PR_GET_TIMING:
 	case K_PR_GET_SECCOMP: case K_PR_GET_SECUREBITS: case K_PR_GET_TIMERSLACK:
 	case K_PR_TASK_PERF_EVENTS_DISABLE: case K_PR_TASK_PERF_EVENTS_ENABLE:
-	case K_PR_MCE_KILL_GET: case K_PR_GET_NO_NEW_PRIVS: case K_PR_GET_THP_DISABLE:
 	case K_PR_GET_FP_MODE: case K_PR_GET_TAGGED_ADDR_CTRL: case K_PR_GET_IO_FLUSHER:
 		return false;
 	case K_PR_SET_NAME:
 		if (n)
 			return false;
-		p = dctx_data(c, arg, SC_CAP_STR, 0, 0, &len, &fl);
-		if (!p || !v) {
+		p = v ? dctx_data(c, arg, SC_CAP_STRUCT_IN, 0, 1, &len, NULL) : NULL;
+		if (!p) {
 			dbuf_ptr(c->b, v);
 			return true;
 		}
-		dbuf_quote(c->b, p, len, (fl & SC_CHUNK_TRUNC) != 0, 0);
+		/* strace reads TASK_COMM_LEN bytes: 15 and "..." without a NUL */
+		len = strnlen((const char *)p, len < 16 ? len : 16);
+		if (len == 16)
+			dbuf_quote(c->b, p, (size_t)c->strsize < 15 ? (size_t)c->strsize : 15, true, 0);
+		else
+			dbuf_quote(c->b, p, len < (size_t)c->strsize ? len : (size_t)c->strsize,
+				   len > (size_t)c->strsize, 0);
 		return true;
 	case K_PR_GET_NAME: case K_PR_GET_PDEATHSIG: case K_PR_GET_CHILD_SUBREAPER:
 	case K_PR_GET_TID_ADDRESS:
 		if (n)
 			return false;
-		dbuf_ptr(c->b, v);
+		if (v && c->done && !c->failed)
+			p = dctx_data(c, arg, SC_CAP_STRUCT_OUT, 0, 8, &len, NULL);
+		if (!p)
+			dbuf_ptr(c->b, v);
+		else if (opt == K_PR_GET_NAME)
+			dbuf_quote(c->b, p, (size_t)c->strsize < len ? (size_t)c->strsize : len,
+				   (size_t)c->strsize < strnlen((const char *)p, len), Q_NUL);
+		else if (opt == K_PR_GET_TID_ADDRESS)
+			dbuf_printf(c->b, "[%#llx]", (unsigned long long)*(const __u64 *)p);
+		else
+			dbuf_printf(c->b, "[%d]", *(const int *)p);
 		return true;
 	case K_PR_SET_PDEATHSIG:
 		if (n)
 			return false;
 		show_signal(c->b, (unsigned int)v);
 		return true;
-	case K_PR_SET_DUMPABLE: case K_PR_SET_KEEPCAPS: case K_PR_SET_TIMERSLACK:
-	case K_PR_SET_CHILD_SUBREAPER: case K_PR_CAPBSET_READ: case K_PR_CAPBSET_DROP:
+	case K_PR_SET_DUMPABLE:
+		if (n)
+			return false;
+		xlat_enum(c->b, xl_dumpable, v, false);
+		return true;
+	case K_PR_CAPBSET_READ: case K_PR_CAPBSET_DROP:
+		if (n)
+			return false;
+		put_cap(c->b, v);
+		return true;
+	case K_PR_SET_KEEPCAPS: case K_PR_SET_TIMERSLACK: case K_PR_SET_CHILD_SUBREAPER:
 		if (n)
 			return false;
 		dbuf_printf(c->b, "%llu", (unsigned long long)v);
 		return true;
+	case K_PR_SET_PTRACER:
+		if (n)
+			return false;
+		if (v == (__u64)-1)
+			dbuf_puts(c->b, "PR_SET_PTRACER_ANY");
+		else
+			dbuf_printf(c->b, "%lld", (long long)v);
+		return true;
 	case K_PR_SET_NO_NEW_PRIVS: case K_PR_SET_THP_DISABLE:
 		dbuf_printf(c->b, n ? "%#llx" : "%llu", (unsigned long long)v);
+		return true;
+	case K_PR_MCE_KILL:
+		if (n == 0)
+			put_name_hex(c->b, xl_mce_kill, v);
+		else if (n == 1 && dctx_arg(c, 1) == 1)
+			put_name_hex(c->b, xl_mce_kill_policy, v);
+		else
+			dbuf_printf(c->b, "%#llx", (unsigned long long)v);
+		return true;
+	case K_PR_CAP_AMBIENT:
+		if (n == 0)
+			put_name_hex(c->b, xl_cap_ambient, v);
+		else if (n == 1 && dctx_arg(c, 1) >= 1 && dctx_arg(c, 1) <= 3)
+			put_cap(c->b, v);
+		else
+			dbuf_printf(c->b, "%#llx", (unsigned long long)v);
+		return true;
+	case K_PR_SET_MM:
+		if (n == 0)
+			put_name_hex(c->b, xl_set_mm, v);
+		else
+			dbuf_printf(c->b, "%#llx", (unsigned long long)v);
+		return true;
+	case K_PR_SET_VMA:
+		if (n == 0 && v == 0)
+			dbuf_puts(c->b, "PR_SET_VMA_ANON_NAME");
+		else if (n == 2)
+			dbuf_printf(c->b, "%llu", (unsigned long long)v);
+		else
+			dbuf_printf(c->b, "%#llx", (unsigned long long)v);
 		return true;
 	}
 	dbuf_printf(c->b, "%#llx", (unsigned long long)v);
@@ -1156,9 +1299,9 @@ const struct argkind value_kinds[A_STR] = {
 	[A_NS_FLAGS] = NAMES(show_flags, xl_ns_flags),
 	[A_WAIT_OPTS] = NAMES(show_flags, xl_wait_opts),
 	[A_IDTYPE] = NAMES(show_enum, xl_idtype),
-	[A_PRCTL_OPT] = NAMES(show_enum, xl_prctl),
-	/* arg2 may be PR_SET_NAME's string */
-	[A_PRCTL_ARG2] = CAP(show_prctl_arg, SC_CAP_STR, 0),
+	[A_PRCTL_OPT] = NUM(show_prctl_opt),
+	/* arg2 may be PR_SET_NAME's string, what PR_GET_* writes */
+	[A_PRCTL_ARG2] = CAP(show_prctl_arg, SC_CAP_STRUCT_INOUT, 16),
 	[A_PRCTL_ARG] = NUM(show_prctl_arg),
 	[A_ARCH_PRCTL] = NAMES(show_hex_enum, xl_arch_prctl),
 	[A_ARCH_PRCTL_ADDR] = CAP(show_arch_prctl_addr, SC_CAP_STRUCT_OUT, 8),

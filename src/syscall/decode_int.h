@@ -149,6 +149,7 @@ enum rkind {
 	R_POLL,			/* the revents of poll/ppoll */
 	R_TIME,			/* time(): the date too */
 	R_SIG,			/* a signal number */
+	R_PRCTL,		/* prctl: PR_GET_DUMPABLE's and PR_MCE_KILL_GET's names */
 };
 
 /* A shown argument: which one, under which name (NULL: tracefs's). */
@@ -178,6 +179,7 @@ void put_oct(struct dbuf *b, unsigned int mode);		/* 0644 */
 void put_mode(struct dbuf *b, unsigned int mode);		/* S_IFREG|0644 */
 void put_dev(struct dbuf *b, __u64 dev);			/* makedev(0x1, 0x3) */
 void put_timespec(struct dbuf *b, const unsigned char *p);	/* {tv_sec=.., tv_nsec=..} */
+bool prctl_ret_name(struct dbuf *b, __u64 opt, long long ret);	/* 1 (SUID_DUMP_USER) */
 extern const struct xlat xl_open_access[], xl_open_flags[], xl_fd_flags[], xl_pollev[];
 extern const struct xlat xl_family[], xl_statx_mask[], xl_clone_flags[];
 #define K_SIGRTMIN 32

@@ -818,13 +818,69 @@ TEST(sysdecode_process)
 	CALL(0, 0x7fff65e9ff0c, 0x81, 1, 0, 0, 0);
 	CHECK_STR(text("futex"), "futex(0x7fff65e9ff0c, FUTEX_WAKE_PRIVATE, 1) = 0");
 
+}
+
+/* strace 6.1's lines for the same calls (tests one option each) */
+TEST(sysdecode_prctl)
+{
+	char name[16] = "worker-1", longname[16] = "0123456789abcdef";
+	int sig = 9;
+	__u64 tidaddr = 0x7f85edf99a10;
+
 	CALL(0, 15, 0x7ffd0000, 0, 0, 0);
-	str_chunk(1, "worker");
-	CHECK_STR(text("prctl"), "prctl(PR_SET_NAME, \"worker\") = 0");
-	CALL(1, 3, 0, 0, 0, 0);
-	CHECK_STR(text("prctl"), "prctl(PR_GET_DUMPABLE) = 1");
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, name, 16);
+	CHECK_STR(text("prctl"), "prctl(PR_SET_NAME, \"worker-1\") = 0");
+	/* no NUL in TASK_COMM_LEN bytes: 15 of them, cut */
+	CALL(0, 15, 0x7ffd0000, 0, 0, 0);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, longname, 16);
+	CHECK_STR(text("prctl"), "prctl(PR_SET_NAME, \"0123456789abcde\"...) = 0");
+	CALL(0, 16, 0x7ffd0000, 0, 0, 0);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, longname, 16);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, name, 16);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_NAME, \"worker-1\") = 0");
+	CALL(-14, 16, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_NAME, NULL) = -1 EFAULT (Bad address)");
+	CALL(0, 2, 0x7ffd0000, 0, 0, 0);
+	memcpy(name, &sig, 4);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, name, 16);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_PDEATHSIG, [9]) = 0");
+	CALL(0, 40, 0x7ffd0000, 0, 0, 0);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &tidaddr, 8);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_TID_ADDRESS, [0x7f85edf99a10]) = 0");
+	CALL(0, 1, 9, 0x55, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_SET_PDEATHSIG, SIGKILL) = 0");
+	CALL(1, 3, 0x7f00, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_DUMPABLE) = 1 (SUID_DUMP_USER)");
+	CALL(0, 4, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_SET_DUMPABLE, SUID_DUMP_DISABLE) = 0");
 	CALL(0, 38, 1, 0, 0, 0);
 	CHECK_STR(text("prctl"), "prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) = 0");
+	CALL(0, 39, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) = 0");
+	CALL(1, 23, 21, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN) = 1");
+	CALL(-22, 24, 99, 0, 0, 0);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_CAPBSET_DROP, 0x63 /* CAP_??? */) = -1 EINVAL (Invalid argument)");
+	CALL(0, 47, 1, 21, 0, 0);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_SYS_ADMIN, 0, 0) = 0");
+	CALL(0, 33, 1, 1, 0, 0);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_EARLY, 0, 0) = 0");
+	CALL(1, 34, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_MCE_KILL_GET, 0, 0, 0, 0) = 1 (PR_MCE_KILL_EARLY)");
+	CALL(-1, 35, 1, 0, 0, 0);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_SET_MM, PR_SET_MM_START_CODE, 0, 0, 0) = -1 EPERM (Operation not permitted)");
+	CALL(-22, 0x59616d61, -1, 0, 0, 0);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY) = -1 EINVAL (Invalid argument)");
+	CALL(-22, 12345, 1, 2, 3, 4);
+	CHECK_STR(text("prctl"),
+		  "prctl(0x3039 /* PR_??? */, 0x1, 0x2, 0x3, 0x4) = -1 EINVAL (Invalid argument)");
+	CALL(50000, 30, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_TIMERSLACK) = 50000");
 }
 
 TEST(sysdecode_misc_structs)

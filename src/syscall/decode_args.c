@@ -343,9 +343,10 @@ static const char *const futex_cmds[] = {
 };
 /* futex arguments 2..5 (val, timeout, uaddr2, val3) by command: 'v' a
  * count, 't' the timeout, 'n' val2 (a count in the timeout's place), 'p'
- * uaddr2, 'b' a bitset, 'x' hex, '-' not shown. */
+ * uaddr2, 'b' a bitset, 'o' FUTEX_WAKE_OP's operation, 'x' hex, '-' not
+ * shown. */
 static const char *const futex_shapes[] = {
-	"vt--", "v---", "v---", "vnp-", "vnpv", "vnpx", "-t--", "----", "----", "vt-b", "v--b",
+	"vt--", "v---", "v---", "vnp-", "vnpv", "vnpo", "-t--", "----", "----", "vt-b", "v--b",
 	"vtp-", "vnpv", "-t--",
 };
 #define FUTEX_PRIVATE 128
@@ -1070,7 +1071,7 @@ static bool show_futex_op(struct dctx *c, int arg, const struct argkind *k)
 	unsigned int op = dctx_arg(c, arg), cmd = op & ~(FUTEX_PRIVATE | FUTEX_CLOCK_RT);
 
 	if (cmd >= ARRAY_SIZE(futex_cmds)) {
-		dbuf_printf(c->b, "%#x", op);
+		dbuf_printf(c->b, "%#x /* FUTEX_??? */", op);
 		return true;
 	}
 	dbuf_puts(c->b, futex_cmds[cmd]);
@@ -1081,10 +1082,38 @@ static bool show_futex_op(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+static const char *const futex_wake_ops[] = {
+	"FUTEX_OP_SET", "FUTEX_OP_ADD", "FUTEX_OP_OR", "FUTEX_OP_ANDN", "FUTEX_OP_XOR",
+};
+static const char *const futex_wake_cmps[] = {
+	"FUTEX_OP_CMP_EQ", "FUTEX_OP_CMP_NE", "FUTEX_OP_CMP_LT", "FUTEX_OP_CMP_LE",
+	"FUTEX_OP_CMP_GT", "FUTEX_OP_CMP_GE",
+};
+
+/* FUTEX_WAKE_OP's val3: op<<28 | cmp<<24 | oparg<<12 | cmparg */
+static void put_futex_wake_op(struct dbuf *b, unsigned int v)
+{
+	unsigned int op = (v >> 28) & 7, cmp = (v >> 24) & 0xf;
+
+	if (v & (8u << 28))
+		dbuf_puts(b, "FUTEX_OP_OPARG_SHIFT<<28|");
+	if (op < ARRAY_SIZE(futex_wake_ops))
+		dbuf_printf(b, "%s<<28", futex_wake_ops[op]);
+	else
+		dbuf_printf(b, "%#x /* FUTEX_OP_??? */<<28", op);
+	dbuf_printf(b, "|%#x<<12|", (v >> 12) & 0xfff);
+	if (cmp < ARRAY_SIZE(futex_wake_cmps))
+		dbuf_printf(b, "%s<<24", futex_wake_cmps[cmp]);
+	else
+		dbuf_printf(b, "%#x /* FUTEX_OP_CMP_??? */<<24", cmp);
+	dbuf_printf(b, "|%#x", v & 0xfff);
+}
+
 static bool show_futex_arg(struct dctx *c, int arg, const struct argkind *k)
 {
 	unsigned int cmd = (unsigned int)dctx_arg(c, 1) & ~(FUTEX_PRIVATE | FUTEX_CLOCK_RT);
-	char shape = cmd < ARRAY_SIZE(futex_shapes) ? futex_shapes[cmd][arg - 2] : 'x';
+	char shape = cmd < ARRAY_SIZE(futex_shapes) ? futex_shapes[cmd][arg - 2] :
+		     arg == 2 ? 'v' : 'x';
 	__u64 v = dctx_arg(c, arg);
 	const unsigned char *p;
 
@@ -1104,6 +1133,9 @@ static bool show_futex_arg(struct dctx *c, int arg, const struct argkind *k)
 		break;
 	case 'p':
 		dbuf_ptr(c->b, v);
+		break;
+	case 'o':
+		put_futex_wake_op(c->b, v);
 		break;
 	case 'b':
 		if ((unsigned int)v == 0xffffffff)

@@ -817,6 +817,18 @@ TEST(sysdecode_process)
 		  "FUTEX_BITSET_MATCH_ANY) = 1");
 	CALL(0, 0x7fff65e9ff0c, 0x81, 1, 0, 0, 0);
 	CHECK_STR(text("futex"), "futex(0x7fff65e9ff0c, FUTEX_WAKE_PRIVATE, 1) = 0");
+	CALL(0, 0x7ffd0000, 0x85, 1, 1, 0x7ffd0004, 0x4000001);
+	CHECK_STR(text("futex"),
+		  "futex(0x7ffd0000, FUTEX_WAKE_OP_PRIVATE, 1, 1, 0x7ffd0004, "
+		  "FUTEX_OP_SET<<28|0<<12|FUTEX_OP_CMP_GT<<24|0x1) = 0");
+	CALL(0, 0x7ffd0000, 5, 1, 1, 0x7ffd0004, 0x90003000);
+	CHECK_STR(text("futex"),
+		  "futex(0x7ffd0000, FUTEX_WAKE_OP, 1, 1, 0x7ffd0004, "
+		  "FUTEX_OP_OPARG_SHIFT<<28|FUTEX_OP_ADD<<28|0x3<<12|FUTEX_OP_CMP_EQ<<24|0) = 0");
+	CALL(-38, 0x7ffd0000, 77, 1, 2, 3, 4);
+	CHECK_STR(text("futex"),
+		  "futex(0x7ffd0000, 0x4d /* FUTEX_??? */, 1, 0x2, 0x3, 0x4) = -1 ENOSYS "
+		  "(Function not implemented)");
 
 }
 

@@ -104,6 +104,13 @@ static const struct sc_decoder decoders[] = {
 	D("getxattr", R_DEC, A_PATH, A_STR, A_BUF_OUT, A_ULONG),
 	D("lgetxattr", R_DEC, A_PATH, A_STR, A_BUF_OUT, A_ULONG),
 	D("fgetxattr", R_DEC, A_FD, A_STR, A_BUF_OUT, A_ULONG),
+	/* the names, each ended by its NUL */
+	D("listxattr", R_DEC, A_PATH, A_BUF_OUT, A_ULONG),
+	D("llistxattr", R_DEC, A_PATH, A_BUF_OUT, A_ULONG),
+	D("flistxattr", R_DEC, A_FD, A_BUF_OUT, A_ULONG),
+	D("removexattr", R_DEC, A_PATH, A_STR),
+	D("lremovexattr", R_DEC, A_PATH, A_STR),
+	D("fremovexattr", R_DEC, A_FD, A_STR),
 	D("pipe", R_DEC, A_FDS_OUT),
 	D("pipe2", R_DEC, A_FDS_OUT, A_FD_FLAGS),
 	D("eventfd", R_DEC, A_UINT),

@@ -1105,6 +1105,39 @@ TEST(sysdecode_clone3)
 		  "tls=0x7ff23223e6c0}, 88) = -1 EAGAIN (Resource temporarily unavailable)");
 }
 
+TEST(sysdecode_xattr)
+{
+	CALL(29, 0x1000, 0x7ffd0000, 256);
+	path_chunk(0, "/tmp/dm/xa.f");
+	chunk(1, SC_CAP_BUF_OUT, 0, 0, "user.a\0user.longer_name_here\0", 29);
+	CHECK_STR(text("listxattr"),
+		  "listxattr(\"/tmp/dm/xa.f\", \"user.a\\0user.longer_name_here\\0\", 256) = 29");
+	CALL(7, 3, 0, 0);
+	CHECK_STR(text("flistxattr"), "flistxattr(3, NULL, 0) = 7");
+	CALL(-34, 0x1000, 0x7ffd0000, 3);
+	path_chunk(0, "/tmp/x");
+	CHECK_STR(text("llistxattr"),
+		  "llistxattr(\"/tmp/x\", 0x7ffd0000, 3) = -1 ERANGE (Numerical result out of range)");
+	CALL(4, 0x1000, 0x2000, 0x7ffd0000, 256);
+	path_chunk(0, "/tmp/x");
+	str_chunk(1, "user.b1");
+	chunk(2, SC_CAP_BUF_OUT, 0, 0, "\1\2zz", 4);
+	CHECK_STR(text("getxattr"), "getxattr(\"/tmp/x\", \"user.b1\", \"\\1\\2zz\", 256) = 4");
+	CALL(-61, 0x1000, 0x2000, 0x7ffd0000, 256);
+	path_chunk(0, "/tmp/x");
+	str_chunk(1, "user.nope");
+	CHECK_STR(text("getxattr"),
+		  "getxattr(\"/tmp/x\", \"user.nope\", 0x7ffd0000, 256) = -1 ENODATA (No data available)");
+	CALL(-61, 3, 0x2000);
+	str_chunk(1, "user.a");
+	CHECK_STR(text("fremovexattr"),
+		  "fremovexattr(3, \"user.a\") = -1 ENODATA (No data available)");
+	CALL(0, 0x1000, 0x2000);
+	path_chunk(0, "/tmp/x");
+	str_chunk(1, "user.b1");
+	CHECK_STR(text("lremovexattr"), "lremovexattr(\"/tmp/x\", \"user.b1\") = 0");
+}
+
 TEST(sysdecode_sockets)
 {
 	unsigned char in4[16] = { 2, 0, 0, 80, 127, 0, 0, 1 };

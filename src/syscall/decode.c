@@ -398,7 +398,14 @@ static void show_poll_ret(struct dctx *c, struct dbuf *b)
 	}
 	if (n > shown)
 		dbuf_puts(b, shown ? ", ..." : "...");
-	dbuf_puts(b, "])");
+	dbuf_putc(b, ']');
+	/* ppoll writes back the time left */
+	if (c->si->name && !strcmp(c->si->name, "ppoll") && c->r->args[2] &&
+	    (p = dctx_data(c, 2, SC_CAP_STRUCT_OUT, 0, 16, NULL, NULL))) {
+		dbuf_puts(b, ", left ");
+		put_timespec(b, p);
+	}
+	dbuf_putc(b, ')');
 }
 
 static void show_ret(struct dctx *c, struct dbuf *b)

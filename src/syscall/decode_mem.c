@@ -280,7 +280,10 @@ static __u16 get_u16(const unsigned char *p)
  * caller shows the address). */
 static const unsigned char *struct_of(struct dctx *c, int arg, const struct argkind *k)
 {
-	return dctx_data(c, arg, k->cap, 0, k->size, NULL, NULL);
+	/* read both ways: the argument is what was passed */
+	int cap = k->cap == SC_CAP_STRUCT_INOUT ? SC_CAP_STRUCT_IN : k->cap;
+
+	return dctx_data(c, arg, cap, 0, k->size, NULL, NULL);
 }
 
 #define STRUCT_OR_ADDR(p, c, arg, k)                                    \
@@ -963,6 +966,8 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	M(A_OPEN_HOW) = MEM(show_open_how, SC_CAP_STRUCT_IN, 0, 24, K_PTR),
 	M(A_UTIMES) = MEM(show_utimes, SC_CAP_STRUCT_IN, 0, 32, K_PTR),
 	M(A_TIMESPEC_IN) = MEM(show_timespec, SC_CAP_STRUCT_IN, 0, 16, K_PTR),
+	/* ppoll: the time left is written back */
+	M(A_TIMESPEC_INOUT) = MEM(show_timespec, SC_CAP_STRUCT_INOUT, 0, 16, K_PTR),
 	M(A_TIMESPEC_OUT) = MEM(show_timespec, SC_CAP_STRUCT_OUT, 0, 16, K_PTR | K_OUT),
 	M(A_TIMEVAL_IN) = MEM(show_timeval, SC_CAP_STRUCT_IN, 0, 16, K_PTR),
 	M(A_TIMEVAL_OUT) = MEM(show_timeval, SC_CAP_STRUCT_OUT, 0, 16, K_PTR | K_OUT),

@@ -123,7 +123,7 @@ static const struct sc_decoder decoders[] = {
 	D("epoll_pwait2", R_DEC, A_FD, A_EPOLL_EVENTS, A_INT, A_TIMESPEC_IN, A_SIGSET_IN,
 	  A_ULONG),
 	D("poll", R_POLL, A_POLLFDS, A_UINT, A_INT),
-	D("ppoll", R_POLL, A_POLLFDS, A_UINT, A_TIMESPEC_IN, A_SIGSET_IN, A_ULONG),
+	D("ppoll", R_POLL, A_POLLFDS, A_UINT, A_TIMESPEC_INOUT, A_SIGSET_IN, A_ULONG),
 	D("select", R_DEC, A_INT, A_PTR, A_PTR, A_PTR, A_TIMEVAL_IN),
 	D("pselect6", R_DEC, A_INT, A_PTR, A_PTR, A_PTR, A_TIMESPEC_IN, A_PTR),
 	D("sendfile", R_DEC, A_FD, A_FD, A_PTR, A_ULONG),

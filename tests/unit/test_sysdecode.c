@@ -1008,6 +1008,28 @@ TEST(sysdecode_poll)
 	snprintf(want + n, sizeof(want) - n, "...])");
 	CHECK_STR(text("poll"), want);
 
+	/* ppoll: the time left */
+	{
+		long long ts[2] = { 0, 1000 }, left[2] = { 0, 99 };
+
+		pfd[2].revents = 0;
+		CALL(2, 0x7ffd0000, 2, 0x7ffd1000, 0, 8);
+		chunk(0, SC_CAP_ARRAY_IN, 0, 0, pfd, 16);
+		chunk(2, SC_CAP_STRUCT_IN, 0, 0, ts, 16);
+		chunk(0, SC_CAP_ARRAY_OUT, 0, 0, pfd, 16);
+		chunk(2, SC_CAP_STRUCT_OUT, 0, 0, left, 16);
+		CHECK_STR(text("ppoll"),
+			  "ppoll([{fd=3, events=POLLIN}, {fd=6, events=POLLOUT}], 2, {tv_sec=0, "
+			  "tv_nsec=1000}, NULL, 8) = 2 ([{fd=3, revents=POLLIN}, {fd=6, revents=POLLOUT}], "
+			  "left {tv_sec=0, tv_nsec=99})");
+		CALL(0, 0x7ffd0000, 1, 0x7ffd1000, 0, 8);
+		chunk(0, SC_CAP_ARRAY_IN, 0, 0, pfd, 8);
+		chunk(2, SC_CAP_STRUCT_IN, 0, 0, ts, 16);
+		chunk(2, SC_CAP_STRUCT_OUT, 0, 0, left, 16);
+		CHECK_STR(text("ppoll"),
+			  "ppoll([{fd=3, events=POLLIN}], 1, {tv_sec=0, tv_nsec=1000}, NULL, 8) = 0 (Timeout)");
+	}
+
 	/* more than SC_ARRAY_MAX: what was captured, then "..." */
 	strsize = 100;
 	CALL(0, 0x7ffd0000, 100, 0);

@@ -577,9 +577,10 @@ static void put_termios(struct dbuf *b, const unsigned char *p)
 	dbuf_puts(b, ", ...}");
 }
 
-/* ioctl's argument: an fd for FICLONE; a terminal's struct termios or
- * winsize, passed (TCSETS*, TIOCSWINSZ: as read at entry) or filled
- * (TCGETS, TIOCGWINSZ); else a number or an address */
+/* ioctl's argument: an fd for FICLONE; an int passed (FIONBIO) or
+ * filled (FIONREAD); a terminal's struct termios or winsize, passed
+ * (TCSETS*, TIOCSWINSZ: as read at entry) or filled (TCGETS,
+ * TIOCGWINSZ); none for FIOCLEX; else a number or an address */
 static bool show_ioctl_arg(struct dctx *c, int arg, const struct argkind *k)
 {
 	__u32 req = dctx_arg(c, arg - 1);
@@ -591,6 +592,30 @@ static bool show_ioctl_arg(struct dctx *c, int arg, const struct argkind *k)
 		dbuf_printf(c->b, "%d", (int)v);
 		return true;
 	}
+	switch (req) {
+	case 0x5450: case 0x5451:	/* FIONCLEX, FIOCLEX: no argument */
+		return false;
+	case 0x5421: case 0x5410: case 0x5452:	/* FIONBIO, TIOCSPGRP, FIOASYNC: an int passed */
+		p = v ? dctx_data(c, arg, SC_CAP_STRUCT_IN, 0, 4, NULL, NULL) : NULL;
+		break;
+	case 0x541b: case 0x540f: case 0x5411: case 0x5429:	/* FIONREAD, TIOCGPGRP, TIOCOUTQ,
+								 * TIOCGSID: an int filled */
+		p = v && c->done && !c->failed ?
+			dctx_data(c, arg, SC_CAP_STRUCT_OUT, 0, 4, NULL, NULL) : NULL;
+		break;
+	default:
+		p = NULL;
+		req = 0;
+		break;
+	}
+	if (req) {
+		if (p)
+			dbuf_printf(c->b, "[%d]", *(const int *)p);
+		else
+			dbuf_ptr(c->b, v);
+		return true;
+	}
+	req = dctx_arg(c, arg - 1);
 	if ((req >= 0x5401 && req <= 0x5404) || req == 0x5413 || req == 0x5414) {
 		if (req == 0x5401 || req == 0x5413)
 			p = c->done && !c->failed ?

@@ -1090,9 +1090,28 @@ TEST(sysdecode_ioctl_tty)
 	CALL(-25, 3, 0x5413, 0x7ffd0000);
 	CHECK_STR(text("ioctl"),
 		  "ioctl(3, TIOCGWINSZ, 0x7ffd0000) = -1 ENOTTY (Inappropriate ioctl for device)");
-	/* others: the number */
-	CALL(0, 3, 0x5421, 0x7ffd0000);
-	CHECK_STR(text("ioctl"), "ioctl(3, FIONBIO, 0x7ffd0000) = 0");
+	/* ints passed and filled */
+	{
+		int in[4] = { 1 }, out[4] = { 3 };
+
+		CALL(0, 3, 0x541b, 0x7ffd0000);
+		chunk(2, SC_CAP_STRUCT_IN, 0, 0, in, 16);
+		chunk(2, SC_CAP_STRUCT_OUT, 0, 0, out, 16);
+		CHECK_STR(text("ioctl"), "ioctl(3, FIONREAD, [3]) = 0");
+		CALL(0, 3, 0x5421, 0x7ffd0000);
+		chunk(2, SC_CAP_STRUCT_IN, 0, 0, in, 16);
+		chunk(2, SC_CAP_STRUCT_OUT, 0, 0, out, 16);
+		CHECK_STR(text("ioctl"), "ioctl(3, FIONBIO, [1]) = 0");
+		CALL(-25, 4, 0x5411, 0x7ffd0000);
+		chunk(2, SC_CAP_STRUCT_IN, 0, 0, in, 16);
+		CHECK_STR(text("ioctl"),
+			  "ioctl(4, TIOCOUTQ, 0x7ffd0000) = -1 ENOTTY (Inappropriate ioctl for device)");
+		CALL(0, 0, 0x540f, 0x7ffd0000);
+		chunk(2, SC_CAP_STRUCT_OUT, 0, 0, out, 16);
+		CHECK_STR(text("ioctl"), "ioctl(0, TIOCGPGRP, [3]) = 0");
+	}
+	CALL(0, 3, 0x5451, 0x7ffd0000);
+	CHECK_STR(text("ioctl"), "ioctl(3, FIOCLEX) = 0");
 }
 
 TEST(sysdecode_clone3)

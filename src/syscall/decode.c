@@ -471,6 +471,10 @@ static void show_ret(struct dctx *c, struct dbuf *b)
 			return;
 		}
 		break;
+	case R_SELECT:
+	case R_PSELECT:
+		put_select_ret(c, b, rk == R_PSELECT);
+		return;
 	case R_PRCTL:
 		if (prctl_ret_name(b, (unsigned int)c->r->args[0], ret))
 			return;

@@ -96,7 +96,8 @@ enum akind {
 	/* user memory */
 	A_STR, A_PATH, A_PATH_OUT, A_STRV, A_ENVP, A_BUF_IN, A_BUF_OUT, A_BUF_OUT_HEX, A_BUF_OUT_STR, A_IOV_IN, A_IOV_OUT,
 	A_FDS_OUT, A_INT_OUT, A_STAT_OUT, A_STATX_OUT, A_OPEN_HOW, A_UTIMES,
-	A_TIMESPEC_IN, A_TIMESPEC_INOUT, A_TIMESPEC_OUT, A_TIMEVAL_IN, A_TIMEVAL_OUT, A_ITIMERSPEC_IN,
+	A_TIMESPEC_IN, A_TIMESPEC_INOUT, A_TIMESPEC_OUT, A_TIMEVAL_IN, A_TIMEVAL_INOUT,
+	A_TIMEVAL_OUT, A_FDSET_R, A_FDSET_W, A_FDSET_X, A_ITIMERSPEC_IN,
 	A_ITIMERSPEC_OUT, A_ITIMERVAL_IN, A_ITIMERVAL_OUT, A_TIME_OUT,
 	A_SIGSET_IN, A_SIGSET_OUT, A_SIGACTION_IN, A_SIGACTION_OUT, A_STACK_IN, A_STACK_OUT,
 	A_WSTATUS, A_RLIMIT_IN, A_RLIMIT_OUT, A_UTSNAME, A_CPUSET_IN, A_CPUSET_OUT,
@@ -150,6 +151,8 @@ enum rkind {
 	R_TIME,			/* time(): the date too */
 	R_SIG,			/* a signal number */
 	R_PRCTL,		/* prctl: PR_GET_DUMPABLE's and PR_MCE_KILL_GET's names */
+	R_SELECT,		/* select: the ready sets and the time left (timeval) */
+	R_PSELECT,		/* pselect6: ... (timespec) */
 };
 
 /* A shown argument: which one, under which name (NULL: tracefs's). */
@@ -179,6 +182,8 @@ void put_oct(struct dbuf *b, unsigned int mode);		/* 0644 */
 void put_mode(struct dbuf *b, unsigned int mode);		/* S_IFREG|0644 */
 void put_dev(struct dbuf *b, __u64 dev);			/* makedev(0x1, 0x3) */
 void put_timespec(struct dbuf *b, const unsigned char *p);	/* {tv_sec=.., tv_nsec=..} */
+/* "1 (in [3], left {tv_sec=0, tv_usec=99})", "0 (Timeout)" */
+void put_select_ret(const struct dctx *c, struct dbuf *b, bool timespec);
 bool prctl_ret_name(struct dbuf *b, __u64 opt, long long ret);	/* 1 (SUID_DUMP_USER) */
 extern const struct xlat xl_open_access[], xl_open_flags[], xl_fd_flags[], xl_pollev[];
 extern const struct xlat xl_family[], xl_statx_mask[], xl_clone_flags[];

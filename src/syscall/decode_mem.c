@@ -3,6 +3,7 @@
  * what each needs captured.  Without a usable chunk (not captured, could
  * not be read, or the call failed before filling it) an argument is its
  * address. */
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/stat.h>
@@ -616,6 +617,70 @@ static bool show_cpuset(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* select's fd_set as captured (nfds bytes, at least nfds bits): the
+ * descriptors below nfds it holds */
+static void put_fdset(struct dbuf *b, const unsigned char *p, size_t len, unsigned int nfds)
+{
+	bool first = true;
+
+	dbuf_putc(b, '[');
+	for (size_t i = 0; i < nfds && i < len * 8; i++) {
+		if (!(p[i / 8] & (1 << (i % 8))))
+			continue;
+		dbuf_printf(b, first ? "%zu" : " %zu", i);
+		first = false;
+	}
+	dbuf_putc(b, ']');
+}
+
+/* select, pselect6: a set as passed */
+static bool show_fdset(struct dctx *c, int arg, const struct argkind *k)
+{
+	size_t len;
+	const unsigned char *p = dctx_data(c, arg, SC_CAP_ARRAY_IN, 0, 0, &len, NULL);
+
+	if (!p)
+		return show_addr(c, arg);
+	put_fdset(c->b, p, len, (__u32)dctx_arg(c, 0));
+	return true;
+}
+
+void put_select_ret(const struct dctx *c, struct dbuf *b, bool timespec)
+{
+	static const char *const names[] = { "in", "out", "except" };
+	const unsigned char *p;
+	bool any = false;
+	size_t len;
+
+	if (!c->r->ret) {
+		dbuf_puts(b, "0 (Timeout)");
+		return;
+	}
+	dbuf_printf(b, "%lld (", (long long)c->r->ret);
+	for (int i = 1; i <= 3; i++) {
+		struct dbuf set = { 0 };
+
+		p = c->r->args[i] ? dctx_data(c, i, SC_CAP_ARRAY_OUT, 0, 0, &len, NULL) : NULL;
+		if (!p)
+			continue;
+		put_fdset(&set, p, len, (__u32)c->r->args[0]);
+		if (set.s && strcmp(set.s, "[]")) {
+			dbuf_printf(b, "%s%s %s", any ? ", " : "", names[i - 1], set.s);
+			any = true;
+		}
+		free(set.s);
+	}
+	p = c->r->args[4] ? dctx_data(c, 4, SC_CAP_STRUCT_OUT, 0, 16, NULL, NULL) : NULL;
+	if (p) {
+		dbuf_puts(b, any ? ", left " : "left ");
+		if (timespec)
+			put_timespec(b, p);
+		else
+			put_timeval(b, p);
+	}
+	dbuf_putc(b, ')');
+}
+
 /* clone3's struct clone_args, the fields strace shows for its flags;
  * the parent's tid written by CLONE_PARENT_SETTID is the child's, ret
  * (the pidfd written by CLONE_PIDFD is not known here) */
@@ -966,7 +1031,12 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	M(A_OPEN_HOW) = MEM(show_open_how, SC_CAP_STRUCT_IN, 0, 24, K_PTR),
 	M(A_UTIMES) = MEM(show_utimes, SC_CAP_STRUCT_IN, 0, 32, K_PTR),
 	M(A_TIMESPEC_IN) = MEM(show_timespec, SC_CAP_STRUCT_IN, 0, 16, K_PTR),
-	/* ppoll: the time left is written back */
+	/* select, pselect6: nfds (the first argument) counts the bits */
+	M(A_FDSET_R) = MEM(show_fdset, SC_CAP_ARRAY_INOUT, -1, 1, K_PTR),
+	M(A_FDSET_W) = MEM(show_fdset, SC_CAP_ARRAY_INOUT, -2, 1, K_PTR),
+	M(A_FDSET_X) = MEM(show_fdset, SC_CAP_ARRAY_INOUT, -3, 1, K_PTR),
+	M(A_TIMEVAL_INOUT) = MEM(show_timeval, SC_CAP_STRUCT_INOUT, 0, 16, K_PTR),
+	/* ppoll, pselect6: the time left is written back */
 	M(A_TIMESPEC_INOUT) = MEM(show_timespec, SC_CAP_STRUCT_INOUT, 0, 16, K_PTR),
 	M(A_TIMESPEC_OUT) = MEM(show_timespec, SC_CAP_STRUCT_OUT, 0, 16, K_PTR | K_OUT),
 	M(A_TIMEVAL_IN) = MEM(show_timeval, SC_CAP_STRUCT_IN, 0, 16, K_PTR),

@@ -1038,6 +1038,48 @@ TEST(sysdecode_poll)
 	strsize = 32;
 }
 
+TEST(sysdecode_select)
+{
+	unsigned char r[5] = { 0x09 }, w[5] = { 0x10 }, rout[5] = { 0 }, none[5] = { 0 };
+	long long tv[2] = { 0, 5000 }, left[2] = { 0, 4997 }, ts[2] = { 1, 0 }, tsl[2] = { 0, 999992366 };
+
+	CALL(1, 5, 0x7ffd0000, 0x7ffd0100, 0, 0x7ffd0200);
+	chunk(1, SC_CAP_ARRAY_IN, 0, 0, r, 5);
+	chunk(2, SC_CAP_ARRAY_IN, 0, 0, w, 5);
+	chunk(4, SC_CAP_STRUCT_IN, 0, 0, tv, 16);
+	chunk(1, SC_CAP_ARRAY_OUT, 0, 0, rout, 5);
+	chunk(2, SC_CAP_ARRAY_OUT, 0, 0, w, 5);
+	chunk(4, SC_CAP_STRUCT_OUT, 0, 0, left, 16);
+	CHECK_STR(text("select"),
+		  "select(5, [0 3], [4], NULL, {tv_sec=0, tv_usec=5000}) = 1 "
+		  "(out [4], left {tv_sec=0, tv_usec=4997})");
+	CALL(0, 4, 0x7ffd0000, 0, 0, 0x7ffd0200);
+	chunk(1, SC_CAP_ARRAY_IN, 0, 0, r, 4);
+	chunk(4, SC_CAP_STRUCT_IN, 0, 0, left, 16);
+	CHECK_STR(text("select"), "select(4, [0 3], NULL, NULL, {tv_sec=0, tv_usec=4997}) = 0 (Timeout)");
+	CALL(-514, 4, 0x7ffd0000, 0, 0, 0);
+	chunk(1, SC_CAP_ARRAY_IN, 0, 0, none, 4);
+	CHECK_STR(text("select"),
+		  "select(4, [], NULL, NULL, NULL) = ? ERESTARTNOHAND (To be restarted if no handler)");
+
+	CALL(3, 5, 0x7ffd0000, 0x7ffd0100, 0, 0x7ffd0200, 0);
+	chunk(1, SC_CAP_ARRAY_IN, 0, 0, r, 5);
+	chunk(2, SC_CAP_ARRAY_IN, 0, 0, w, 5);
+	chunk(4, SC_CAP_STRUCT_IN, 0, 0, ts, 16);
+	chunk(1, SC_CAP_ARRAY_OUT, 0, 0, r, 5);
+	chunk(2, SC_CAP_ARRAY_OUT, 0, 0, w, 5);
+	chunk(4, SC_CAP_STRUCT_OUT, 0, 0, tsl, 16);
+	CHECK_STR(text("pselect6"),
+		  "pselect6(5, [0 3], [4], NULL, {tv_sec=1, tv_nsec=0}, NULL) = 3 "
+		  "(in [0 3], out [4], left {tv_sec=0, tv_nsec=999992366})");
+	memset(ts, 0, sizeof(ts));
+	CALL(0, 0, 0, 0, 0, 0x7ffd0200, 0);
+	chunk(4, SC_CAP_STRUCT_IN, 0, 0, ts, 16);
+	chunk(4, SC_CAP_STRUCT_OUT, 0, 0, ts, 16);
+	CHECK_STR(text("pselect6"),
+		  "pselect6(0, NULL, NULL, NULL, {tv_sec=0, tv_nsec=0}, NULL) = 0 (Timeout)");
+}
+
 TEST(sysdecode_ioctl_tty)
 {
 	/* a pty's defaults; the rest of struct termios is not captured */

@@ -257,7 +257,7 @@ test_exit_status_and_errors() {
 test_lines_match_strace() {
 	command -v strace >/dev/null || skip "strace not installed (scripts/deps.sh test)"
 	command -v python3 >/dev/null || skip "python3 not installed (scripts/deps.sh test)"
-	# 25 programs of the base system, each traced by both; at least 99%
+	# 26 programs of the base system, each traced by both; at least 99%
 	# of strace's lines have an identical line once pids, pointers, times
 	# and random bytes are normalised (tests/strace_compare.py)
 	timeout 600 python3 "$ROOT/tests/strace_compare.py" "$SS" "$T" --min 99 >cmp.txt 2>&1 ||

@@ -399,6 +399,20 @@ static bool show_timeval(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* struct rusage: its two times, the rest elided as strace does */
+static bool show_rusage(struct dctx *c, int arg, const struct argkind *k)
+{
+	const unsigned char *p;
+
+	STRUCT_OR_ADDR(p, c, arg, k);
+	dbuf_puts(c->b, "{ru_utime=");
+	put_timeval(c->b, p);
+	dbuf_puts(c->b, ", ru_stime=");
+	put_timeval(c->b, p + 16);
+	dbuf_puts(c->b, ", ...}");
+	return true;
+}
+
 /* itimerspec and itimerval: interval, then value */
 static void put_itimer(struct dbuf *b, const unsigned char *p,
 		       void (*put)(struct dbuf *, const unsigned char *))
@@ -1045,6 +1059,7 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	M(A_ITIMERSPEC_OUT) = MEM(show_itimerspec, SC_CAP_STRUCT_OUT, 0, 32, K_PTR | K_OUT),
 	M(A_ITIMERVAL_IN) = MEM(show_itimerval, SC_CAP_STRUCT_IN, 0, 32, K_PTR),
 	M(A_ITIMERVAL_OUT) = MEM(show_itimerval, SC_CAP_STRUCT_OUT, 0, 32, K_PTR | K_OUT),
+	M(A_RUSAGE_OUT) = MEM(show_rusage, SC_CAP_STRUCT_OUT, 0, 32, K_PTR | K_OUT),
 	M(A_TIME_OUT) = MEM(show_time_out, SC_CAP_STRUCT_OUT, 0, 8, K_PTR | K_OUT),
 	M(A_SIGSET_IN) = MEM(show_sigset, SC_CAP_STRUCT_IN, 0, 8, K_PTR),
 	M(A_SIGSET_OUT) = MEM(show_sigset, SC_CAP_STRUCT_OUT, 0, 8, K_PTR | K_OUT),

@@ -1080,6 +1080,26 @@ TEST(sysdecode_select)
 		  "pselect6(0, NULL, NULL, NULL, {tv_sec=0, tv_nsec=0}, NULL) = 0 (Timeout)");
 }
 
+TEST(sysdecode_rusage)
+{
+	long long ru[4] = { 0, 14331, 0, 0 };
+	int st = 0;
+
+	CALL(0, 0, 0x7ffd0000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, ru, 32);
+	CHECK_STR(text("getrusage"),
+		  "getrusage(RUSAGE_SELF, {ru_utime={tv_sec=0, tv_usec=14331}, "
+		  "ru_stime={tv_sec=0, tv_usec=0}, ...}) = 0");
+	CALL(21405, -1, 0x7ffd0100, 0, 0x7ffd0000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &st, 4);
+	chunk(3, SC_CAP_STRUCT_OUT, 0, 0, ru, 32);
+	CHECK_STR(text("wait4"),
+		  "wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, {ru_utime={tv_sec=0, "
+		  "tv_usec=14331}, ru_stime={tv_sec=0, tv_usec=0}, ...}) = 21405");
+	CALL(-10, -1, 0, 0, 0x7ffd0000);
+	CHECK_STR(text("wait4"), "wait4(-1, NULL, 0, 0x7ffd0000) = -1 ECHILD (No child processes)");
+}
+
 TEST(sysdecode_ioctl_tty)
 {
 	/* a pty's defaults; the rest of struct termios is not captured */

@@ -365,6 +365,29 @@ __noinline int put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count
 	return 0;
 }
 
+/* A msghdr, its name and its iovecs, `total` bytes of these in all */
+__noinline int put_msghdr(struct inflight *f, __u32 argcap, __u64 uptr, __u64 total)
+{
+	__u32 arg = argcap & 0xff, cap = argcap >> 8;
+	__u32 scap = cap == SC_CAP_MSGHDR_OUT ? SC_CAP_STRUCT_OUT : SC_CAP_STRUCT_IN;
+	__u32 icap = cap == SC_CAP_MSGHDR_OUT ? SC_CAP_IOV_OUT : SC_CAP_IOV_IN;
+	struct sc_msghdr m;
+
+	if (!f)
+		return 0;
+	if (bpf_probe_read_user(&m, sizeof(m), (void *)uptr)) {
+		put_chunk(f, TAG(arg, scap, 0, SC_CHUNK_FAULT), uptr, 0);
+		return 0;
+	}
+	if (put_chunk(f, TAG(arg, scap, 0, 0), uptr, sizeof(m)) < 0)
+		return 0;
+	if (m.name && m.namelen)
+		put_chunk(f, TAG(arg, scap, 1, 0), m.name, min_u64(m.namelen, 128));
+	if (m.iov)
+		put_iov(f, arg | icap << 8, m.iov, m.iovlen, total);
+	return 0;
+}
+
 /* A counted array: `count` elements of `size` bytes, at most
  * SC_ARRAY_MAX; an input one is read again at exit when it faulted. */
 static __always_inline void put_array(struct inflight *f, __u32 arg, __u32 cap, __u64 uptr,
@@ -467,6 +490,16 @@ __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_e
 			if (la < SC_ARGS)
 				len = min_u64(len, (__u32)f->rec.args[la & 7]);
 			put_array(f, i, SC_CAP_ARRAY_OUT, ptr, len, as->size);
+			break;
+		case SC_CAP_MSGHDR_IN:
+			if (!at_exit)
+				put_msghdr(f, i | SC_CAP_MSGHDR_IN << 8, ptr, strsize);
+			break;
+		case SC_CAP_MSGHDR_OUT:
+			if (in_now)
+				put_input(f, TAG(i, SC_CAP_STRUCT_IN, 0, 0), ptr, sizeof(struct sc_msghdr));
+			if (at_exit && ret >= 0)
+				put_msghdr(f, i | SC_CAP_MSGHDR_OUT << 8, ptr, min_u64(ret, strsize));
 			break;
 		case SC_CAP_IOV_IN:
 			if (!at_exit && la < SC_ARGS)

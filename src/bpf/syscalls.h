@@ -84,6 +84,13 @@ enum sc_cap {
 	 * ret >= 0 as an SC_CAP_STRUCT_OUT chunk (ioctl: TCSETS passes a
 	 * struct termios, TCGETS fills one). */
 	SC_CAP_STRUCT_INOUT,
+	/* A struct msghdr: at entry (sendmsg) / at exit when ret >= 0
+	 * (recvmsg) the msghdr as an SC_CAP_STRUCT_IN/OUT chunk of idx 0, its
+	 * msg_name (msg_namelen bytes, at most 128) as one of idx 1, then its
+	 * msg_iov as SC_CAP_IOV_IN/OUT does (the bytes stop at strsize, and at
+	 * ret for recvmsg).  recvmsg's msghdr is also read at entry (idx 0). */
+	SC_CAP_MSGHDR_IN,
+	SC_CAP_MSGHDR_OUT,
 	SC_CAP_NR,
 };
 
@@ -128,6 +135,19 @@ struct sc_chunk {
 struct sc_iovec {
 	__u64 base;
 	__u64 len;
+};
+
+/* The traced process's struct msghdr (SC_CAP_MSGHDR_*). */
+struct sc_msghdr {
+	__u64 name;
+	__u32 namelen;
+	__u32 pad;
+	__u64 iov;
+	__u64 iovlen;
+	__u64 control;
+	__u64 controllen;
+	__u32 flags;
+	__u32 pad2;
 };
 
 /* Record kinds (sc_record.kind). */

@@ -423,7 +423,7 @@ static const struct xlat xl_netlink_proto[] = {
 	{ 18, "NETLINK_SCSITRANSPORT" }, { 19, "NETLINK_ECRYPTFS" }, { 20, "NETLINK_RDMA" },
 	{ 21, "NETLINK_CRYPTO" }, { 22, "NETLINK_SMC" }, XEND
 };
-static const struct xlat xl_msg[] = {
+const struct xlat xl_msg_flags[] = {
 	{ 0x1, "MSG_OOB" }, { 0x2, "MSG_PEEK" }, { 0x4, "MSG_DONTROUTE" }, { 0x8, "MSG_CTRUNC" },
 	{ 0x10, "MSG_PROBE" }, { 0x20, "MSG_TRUNC" }, { 0x40, "MSG_DONTWAIT" },
 	{ 0x80, "MSG_EOR" }, { 0x100, "MSG_WAITALL" }, { 0x200, "MSG_FIN" }, { 0x400, "MSG_SYN" },
@@ -1382,7 +1382,7 @@ const struct argkind value_kinds[A_STR] = {
 	[A_SOCK_TYPE] = NUM(show_sock_type),
 	[A_SOCK_PROTO] = NUM(show_sock_proto),
 	[A_SOCK_FLAGS] = NAMES(show_flags, xl_sock_flags),
-	[A_MSG_FLAGS] = NAMES(show_flags, xl_msg),
+	[A_MSG_FLAGS] = NAMES(show_flags, xl_msg_flags),
 	[A_SHUT] = NAMES(show_enum, xl_shut),
 	[A_SOL] = NAMES(show_enum, xl_sol),
 	[A_SOCKOPT] = NUM(show_sockopt),

@@ -103,7 +103,7 @@ enum akind {
 	A_WSTATUS, A_RLIMIT_IN, A_RLIMIT_OUT, A_UTSNAME, A_CPUSET_IN, A_CPUSET_OUT,
 	A_CLONE_ARGS, A_EPOLL_EVENT, A_EPOLL_EVENTS, A_POLLFDS, A_DIRENTS, A_SIGFRAME, A_SYSINFO, A_STATFS,
 	A_GROUPS_OUT,
-	A_SOCKADDR_IN, A_SOCKADDR_OUT, A_SOCKLEN_OUT, A_SOCKOPT_IN, A_SOCKOPT_OUT,
+	A_SOCKADDR_IN, A_SOCKADDR_OUT, A_SOCKLEN_OUT, A_MSGHDR_IN, A_MSGHDR_OUT, A_SOCKOPT_IN, A_SOCKOPT_OUT,
 	A_NR
 };
 
@@ -186,7 +186,7 @@ void put_timespec(struct dbuf *b, const unsigned char *p);	/* {tv_sec=.., tv_nse
 void put_select_ret(const struct dctx *c, struct dbuf *b, bool timespec);
 bool prctl_ret_name(struct dbuf *b, __u64 opt, long long ret);	/* 1 (SUID_DUMP_USER) */
 extern const struct xlat xl_open_access[], xl_open_flags[], xl_fd_flags[], xl_pollev[];
-extern const struct xlat xl_family[], xl_statx_mask[], xl_clone_flags[];
+extern const struct xlat xl_family[], xl_statx_mask[], xl_clone_flags[], xl_msg_flags[];
 #define K_SIGRTMIN 32
 #define K_NSIG 64
 enum { K_AF_UNIX = 1, K_AF_INET = 2, K_AF_INET6 = 10, K_AF_NETLINK = 16 };

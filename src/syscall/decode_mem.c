@@ -191,16 +191,16 @@ static bool show_buf_out(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
-/* readv/writev: [{iov_base="...", iov_len=3}, ...] */
-static bool show_iov(struct dctx *c, int arg, const struct argkind *k)
+/* readv/writev, sendmsg/recvmsg: [{iov_base="...", iov_len=3}, ...],
+ * count elements */
+static bool put_iovs(struct dctx *c, int arg, bool out, __u64 count)
 {
-	bool out = k->cap == SC_CAP_IOV_OUT;
 	int bufcap = out ? SC_CAP_BUF_OUT : SC_CAP_BUF_IN;
 	size_t len, blen, shown = 0;
 	__u8 fl;
-	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 0, &len, &fl);
+	const unsigned char *p = dctx_data(c, arg, out ? SC_CAP_IOV_OUT : SC_CAP_IOV_IN, 0, 0,
+					   &len, &fl);
 	__u64 left = out ? (__u64)c->r->ret : ~0ULL;
-	__u64 count = dctx_arg(c, arg + 1);
 
 	if (!p && !count) {
 		/* nothing to copy */
@@ -241,6 +241,11 @@ static bool show_iov(struct dctx *c, int arg, const struct argkind *k)
 		dbuf_puts(c->b, len >= sizeof(struct sc_iovec) ? ", ..." : "...");
 	dbuf_putc(c->b, ']');
 	return true;
+}
+
+static bool show_iov(struct dctx *c, int arg, const struct argkind *k)
+{
+	return put_iovs(c, arg, k->cap == SC_CAP_IOV_OUT, dctx_arg(c, arg + 1));
 }
 
 /* ---- structs ------------------------------------------------------------- */
@@ -859,6 +864,47 @@ static bool show_sockaddr_in(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* sendmsg (as passed), recvmsg (as filled: before that, or when it
+ * failed, only the name's room) */
+static bool show_msghdr(struct dctx *c, int arg, const struct argkind *k)
+{
+	bool out = k->cap == SC_CAP_MSGHDR_OUT;
+	int scap = out ? SC_CAP_STRUCT_OUT : SC_CAP_STRUCT_IN;
+	const unsigned char *p, *name;
+	struct sc_msghdr m;
+	size_t len;
+
+	if (out && (!c->done || c->failed)) {
+		p = dctx_data(c, arg, SC_CAP_STRUCT_IN, 0, sizeof(m), NULL, NULL);
+		if (!p)
+			return show_addr(c, arg);
+		memcpy(&m, p, sizeof(m));
+		dbuf_printf(c->b, "{msg_namelen=%u}", m.namelen);
+		return true;
+	}
+	p = dctx_data(c, arg, scap, 0, sizeof(m), NULL, NULL);
+	if (!p)
+		return show_addr(c, arg);
+	memcpy(&m, p, sizeof(m));
+	dbuf_puts(c->b, "{msg_name=");
+	name = m.name ? dctx_data(c, arg, scap, 1, 2, &len, NULL) : NULL;
+	if (name)
+		put_sockaddr(c->b, name, m.namelen < len ? m.namelen : len);
+	else
+		dbuf_ptr(c->b, m.name);
+	dbuf_printf(c->b, ", msg_namelen=%u, msg_iov=", m.namelen);
+	if (!m.iov || !put_iovs(c, arg, out, m.iovlen))
+		dbuf_ptr(c->b, m.iov);
+	dbuf_printf(c->b, ", msg_iovlen=%llu", (unsigned long long)m.iovlen);
+	/* the control messages themselves are not decoded */
+	if (m.controllen)
+		dbuf_printf(c->b, ", msg_control=%#llx", (unsigned long long)m.control);
+	dbuf_printf(c->b, ", msg_controllen=%llu, msg_flags=", (unsigned long long)m.controllen);
+	xlat_flags(c->b, xl_msg_flags, m.flags);
+	dbuf_putc(c->b, '}');
+	return true;
+}
+
 /* accept, getsockname, recvfrom: the length came back in args[next] */
 static bool show_sockaddr_out(struct dctx *c, int arg, const struct argkind *k)
 {
@@ -1091,6 +1137,8 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	M(A_SOCKADDR_IN) = MEM(show_sockaddr_in, SC_CAP_BUF_IN, 1, 128, K_PTR),
 	M(A_SOCKADDR_OUT) = MEM(show_sockaddr_out, SC_CAP_STRUCT_OUT, 0, 128, K_PTR | K_OUT),
 	M(A_SOCKLEN_OUT) = MEM(show_socklen_out, SC_CAP_STRUCT_OUT, 0, 4, K_PTR | K_OUT),
+	M(A_MSGHDR_IN) = MEM(show_msghdr, SC_CAP_MSGHDR_IN, 0, 0, K_PTR),
+	M(A_MSGHDR_OUT) = MEM(show_msghdr, SC_CAP_MSGHDR_OUT, 0, 0, K_PTR),
 	M(A_SOCKOPT_IN) = MEM(show_sockopt_in, SC_CAP_BUF_IN, 1, 0, K_PTR),
 	M(A_SOCKOPT_OUT) = MEM(show_sockopt_out, SC_CAP_STRUCT_OUT, 0, 4, K_PTR | K_OUT),
 };

@@ -1100,6 +1100,39 @@ TEST(sysdecode_rusage)
 	CHECK_STR(text("wait4"), "wait4(-1, NULL, 0, 0x7ffd0000) = -1 ECHILD (No child processes)");
 }
 
+TEST(sysdecode_msghdr)
+{
+	unsigned char in4[16] = { 2, 0, 0, 9, 127, 0, 0, 1 };
+	struct sc_iovec iov[2] = { { 0x1000, 5 }, { 0x2000, 6 } }, riov = { 0x3000, 64 };
+	struct sc_msghdr m = { .name = 0x4000, .namelen = 16, .iov = 0x5000, .iovlen = 2 };
+
+	CALL(11, 5, 0x7ffd0000, 0);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, &m, sizeof(m));
+	chunk(1, SC_CAP_STRUCT_IN, 1, 0, in4, 16);
+	chunk(1, SC_CAP_IOV_IN, 0, 0, iov, sizeof(iov));
+	chunk(1, SC_CAP_BUF_IN, 0, 0, "hello", 5);
+	chunk(1, SC_CAP_BUF_IN, 1, 0, " world", 6);
+	CHECK_STR(text("sendmsg"),
+		  "sendmsg(5, {msg_name={sa_family=AF_INET, sin_port=htons(9), "
+		  "sin_addr=inet_addr(\"127.0.0.1\")}, msg_namelen=16, msg_iov=[{iov_base=\"hello\", "
+		  "iov_len=5}, {iov_base=\" world\", iov_len=6}], msg_iovlen=2, msg_controllen=0, "
+		  "msg_flags=0}, 0) = 11");
+	m = (struct sc_msghdr){ .iov = 0x5000, .iovlen = 1, .control = 0x6000, .controllen = 64 };
+	CALL(11, 4, 0x7ffd0000, 0);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, &m, sizeof(m));
+	m.controllen = 0;
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &m, sizeof(m));
+	chunk(1, SC_CAP_IOV_OUT, 0, 0, &riov, sizeof(riov));
+	chunk(1, SC_CAP_BUF_OUT, 0, 0, "hello world", 11);
+	CHECK_STR(text("recvmsg"),
+		  "recvmsg(4, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"hello world\", "
+		  "iov_len=64}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, 0) = 11");
+	CALL(-11, 4, 0x7ffd0000, 0x40);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, &m, sizeof(m));
+	CHECK_STR(text("recvmsg"),
+		  "recvmsg(4, {msg_namelen=0}, MSG_DONTWAIT) = -1 EAGAIN (Resource temporarily unavailable)");
+}
+
 TEST(sysdecode_ioctl_tty)
 {
 	/* a pty's defaults; the rest of struct termios is not captured */

@@ -365,7 +365,8 @@ __noinline int put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count
 	return 0;
 }
 
-/* A msghdr, its name and its iovecs, `total` bytes of these in all */
+/* A msghdr, its name, its control messages and its iovecs, `total`
+ * bytes of these in all */
 __noinline int put_msghdr(struct inflight *f, __u32 argcap, __u64 uptr, __u64 total)
 {
 	__u32 arg = argcap & 0xff, cap = argcap >> 8;
@@ -383,6 +384,9 @@ __noinline int put_msghdr(struct inflight *f, __u32 argcap, __u64 uptr, __u64 to
 		return 0;
 	if (m.name && m.namelen)
 		put_chunk(f, TAG(arg, scap, 1, 0), m.name, min_u64(m.namelen, 128));
+	if (m.control && m.controllen)
+		put_chunk(f, TAG(arg, scap, 2, m.controllen > SC_CONTROL_MAX ? SC_CHUNK_TRUNC : 0),
+			  m.control, min_u64(m.controllen, SC_CONTROL_MAX));
 	if (m.iov)
 		put_iov(f, arg | icap << 8, m.iov, m.iovlen, total);
 	return 0;

@@ -19,6 +19,7 @@
 #define SC_STRV_MAX 16		/* argv/envp elements copied (execve) */
 #define SC_IOV_MAX 8		/* iovec elements whose bytes are copied */
 #define SC_ARRAY_MAX 64		/* elements of a counted array copied (poll, epoll) */
+#define SC_CONTROL_MAX 256	/* bytes of a msghdr's control messages copied */
 #define SC_COMM_LEN 16
 
 /* How one argument's user memory is captured.  Lengths are capped by -s
@@ -87,8 +88,10 @@ enum sc_cap {
 	/* A struct msghdr: at entry (sendmsg) / at exit when ret >= 0
 	 * (recvmsg) the msghdr as an SC_CAP_STRUCT_IN/OUT chunk of idx 0, its
 	 * msg_name (msg_namelen bytes, at most 128) as one of idx 1, then its
-	 * msg_iov as SC_CAP_IOV_IN/OUT does (the bytes stop at strsize, and at
-	 * ret for recvmsg).  recvmsg's msghdr is also read at entry (idx 0). */
+	 * msg_control (msg_controllen bytes, at most SC_CONTROL_MAX) as one of
+	 * idx 2, then its msg_iov as SC_CAP_IOV_IN/OUT does (the bytes stop at
+	 * strsize, and at ret for recvmsg).  recvmsg's msghdr is also read at
+	 * entry (idx 0). */
 	SC_CAP_MSGHDR_IN,
 	SC_CAP_MSGHDR_OUT,
 	SC_CAP_NR,

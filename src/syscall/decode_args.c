@@ -436,7 +436,7 @@ static const struct xlat xl_shut[] = {
 	{ 0, "SHUT_RD" }, { 1, "SHUT_WR" }, { 2, "SHUT_RDWR" }, XEND
 };
 enum { K_SOL_IP = 0, K_SOL_SOCKET = 1, K_SOL_TCP = 6, K_SOL_IPV6 = 41 };
-static const struct xlat xl_sol[] = {
+const struct xlat xl_sol[] = {
 	{ 0, "SOL_IP" }, { 1, "SOL_SOCKET" }, { 6, "SOL_TCP" }, { 17, "SOL_UDP" },
 	{ 41, "SOL_IPV6" }, { 58, "SOL_ICMPV6" }, { 132, "SOL_SCTP" }, { 136, "SOL_UDPLITE" },
 	{ 255, "SOL_RAW" }, { 263, "SOL_PACKET" }, { 270, "SOL_NETLINK" }, { 279, "SOL_ALG" },

@@ -186,7 +186,8 @@ void put_timespec(struct dbuf *b, const unsigned char *p);	/* {tv_sec=.., tv_nse
 void put_select_ret(const struct dctx *c, struct dbuf *b, bool timespec);
 bool prctl_ret_name(struct dbuf *b, __u64 opt, long long ret);	/* 1 (SUID_DUMP_USER) */
 extern const struct xlat xl_open_access[], xl_open_flags[], xl_fd_flags[], xl_pollev[];
-extern const struct xlat xl_family[], xl_statx_mask[], xl_clone_flags[], xl_msg_flags[];
+extern const struct xlat xl_family[], xl_statx_mask[], xl_clone_flags[], xl_msg_flags[],
+	xl_sol[];
 #define K_SIGRTMIN 32
 #define K_NSIG 64
 enum { K_AF_UNIX = 1, K_AF_INET = 2, K_AF_INET6 = 10, K_AF_NETLINK = 16 };

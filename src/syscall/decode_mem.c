@@ -864,6 +864,44 @@ static bool show_sockaddr_in(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* Control messages: SCM_RIGHTS's descriptors, SCM_CREDENTIALS's
+ * {pid, uid, gid}; others without their data */
+static void put_cmsgs(struct dbuf *b, const unsigned char *p, size_t len, bool more)
+{
+	size_t off = 0;
+
+	dbuf_putc(b, '[');
+	while (off + 16 <= len) {
+		__u64 clen = get_u64(p + off);
+		int level = get_u32(p + off + 8), type = get_u32(p + off + 12);
+		size_t dlen = clen > 16 ? clen - 16 : 0;
+		const unsigned char *d = p + off + 16;
+
+		if (clen < 16)
+			break;
+		if (dlen > len - off - 16)
+			dlen = len - off - 16;
+		dbuf_printf(b, "%s{cmsg_len=%llu, cmsg_level=", off ? ", " : "",
+			    (unsigned long long)clen);
+		xlat_enum(b, xl_sol, level, true);
+		if (level == 1 && type == 1) {		/* SOL_SOCKET, SCM_RIGHTS */
+			dbuf_puts(b, ", cmsg_type=SCM_RIGHTS, cmsg_data=[");
+			for (size_t i = 0; (i + 1) * 4 <= dlen; i++)
+				dbuf_printf(b, i ? ", %d" : "%d", (int)get_u32(d + i * 4));
+			dbuf_puts(b, "]}");
+		} else if (level == 1 && type == 2 && dlen >= 12) {	/* SCM_CREDENTIALS */
+			dbuf_printf(b, ", cmsg_type=SCM_CREDENTIALS, cmsg_data={pid=%d, uid=%u, gid=%u}}",
+				    (int)get_u32(d), get_u32(d + 4), get_u32(d + 8));
+		} else {
+			dbuf_printf(b, ", cmsg_type=%#x}", type);
+		}
+		off += (clen + 7) & ~7ULL;
+	}
+	if (more || off < len)
+		dbuf_puts(b, off ? ", ..." : "...");
+	dbuf_putc(b, ']');
+}
+
 /* sendmsg (as passed), recvmsg (as filled: before that, or when it
  * failed, only the name's room) */
 static bool show_msghdr(struct dctx *c, int arg, const struct argkind *k)
@@ -896,9 +934,17 @@ static bool show_msghdr(struct dctx *c, int arg, const struct argkind *k)
 	if (!m.iov || !put_iovs(c, arg, out, m.iovlen))
 		dbuf_ptr(c->b, m.iov);
 	dbuf_printf(c->b, ", msg_iovlen=%llu", (unsigned long long)m.iovlen);
-	/* the control messages themselves are not decoded */
-	if (m.controllen)
-		dbuf_printf(c->b, ", msg_control=%#llx", (unsigned long long)m.control);
+	if (m.controllen) {
+		__u8 fl;
+		const unsigned char *cm = m.control ?
+			dctx_data(c, arg, scap, 2, 0, &len, &fl) : NULL;
+
+		dbuf_puts(c->b, ", msg_control=");
+		if (cm)
+			put_cmsgs(c->b, cm, len, fl & SC_CHUNK_TRUNC);
+		else
+			dbuf_ptr(c->b, m.control);
+	}
 	dbuf_printf(c->b, ", msg_controllen=%llu, msg_flags=", (unsigned long long)m.controllen);
 	xlat_flags(c->b, xl_msg_flags, m.flags);
 	dbuf_putc(c->b, '}');

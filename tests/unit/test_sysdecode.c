@@ -1131,6 +1131,36 @@ TEST(sysdecode_msghdr)
 	chunk(1, SC_CAP_STRUCT_IN, 0, 0, &m, sizeof(m));
 	CHECK_STR(text("recvmsg"),
 		  "recvmsg(4, {msg_namelen=0}, MSG_DONTWAIT) = -1 EAGAIN (Resource temporarily unavailable)");
+
+	/* control messages: credentials, then descriptors */
+	{
+		unsigned char cm[56] = { 0 };
+		__u64 l1 = 28, l2 = 24;
+		int sol = 1, creds = 2, rights = 1, cred[3] = { 2016, 0, 0 }, fds[2] = { 5, 6 };
+		struct sc_iovec x = { 0x3000, 16 };
+
+		memcpy(cm, &l1, 8);
+		memcpy(cm + 8, &sol, 4);
+		memcpy(cm + 12, &creds, 4);
+		memcpy(cm + 16, cred, 12);
+		memcpy(cm + 32, &l2, 8);
+		memcpy(cm + 40, &sol, 4);
+		memcpy(cm + 44, &rights, 4);
+		memcpy(cm + 48, fds, 8);
+		m = (struct sc_msghdr){ .iov = 0x5000, .iovlen = 1, .control = 0x6000,
+					.controllen = 56, .flags = 0x40000000 };
+		CALL(1, 4, 0x7ffd0000, 0x40000000);
+		chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &m, sizeof(m));
+		chunk(1, SC_CAP_STRUCT_OUT, 2, 0, cm, sizeof(cm));
+		chunk(1, SC_CAP_IOV_OUT, 0, 0, &x, sizeof(x));
+		chunk(1, SC_CAP_BUF_OUT, 0, 0, "x", 1);
+		CHECK_STR(text("recvmsg"),
+			  "recvmsg(4, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"x\", iov_len=16}], "
+			  "msg_iovlen=1, msg_control=[{cmsg_len=28, cmsg_level=SOL_SOCKET, "
+			  "cmsg_type=SCM_CREDENTIALS, cmsg_data={pid=2016, uid=0, gid=0}}, {cmsg_len=24, "
+			  "cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, cmsg_data=[5, 6]}], "
+			  "msg_controllen=56, msg_flags=MSG_CMSG_CLOEXEC}, MSG_CMSG_CLOEXEC) = 1");
+	}
 }
 
 TEST(sysdecode_ioctl_tty)

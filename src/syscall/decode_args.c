@@ -964,6 +964,7 @@ static bool show_prctl_arg(struct dctx *c, int arg, const struct argkind *k)
 	__u64 v = dctx_arg(c, arg);
 	const unsigned char *p = NULL;
 	size_t len;
+	__u8 fl;
 
 	switch (opt) {
 	case K_PR_GET_DUMPABLE: case K_PR_GET_KEEPCAPS: case K_PR_GET_TIMING:
@@ -1061,6 +1062,9 @@ static bool show_prctl_arg(struct dctx *c, int arg, const struct argkind *k)
 			dbuf_puts(c->b, "PR_SET_VMA_ANON_NAME");
 		else if (n == 2)
 			dbuf_printf(c->b, "%llu", (unsigned long long)v);
+		else if (n == 3 && dctx_arg(c, 1) == 0 && v &&
+			 (p = dctx_data(c, arg, SC_CAP_STR, 0, 0, &len, &fl)))
+			dbuf_quote(c->b, p, len, (fl & SC_CHUNK_TRUNC) != 0, 0);
 		else
 			dbuf_printf(c->b, "%#llx", (unsigned long long)v);
 		return true;
@@ -1360,6 +1364,8 @@ const struct argkind value_kinds[A_STR] = {
 	/* arg2 may be PR_SET_NAME's string, what PR_GET_* writes */
 	[A_PRCTL_ARG2] = CAP(show_prctl_arg, SC_CAP_STRUCT_INOUT, 16),
 	[A_PRCTL_ARG] = NUM(show_prctl_arg),
+	/* arg5 may be PR_SET_VMA's name */
+	[A_PRCTL_ARG5] = CAP(show_prctl_arg, SC_CAP_STR, 0),
 	[A_ARCH_PRCTL] = NAMES(show_hex_enum, xl_arch_prctl),
 	[A_ARCH_PRCTL_ADDR] = CAP(show_arch_prctl_addr, SC_CAP_STRUCT_OUT, 8),
 	[A_RLIMIT_RES] = NAMES(show_uenum, xl_rlimit),

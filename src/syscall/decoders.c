@@ -192,7 +192,7 @@ static const struct sc_decoder decoders[] = {
 	D("set_tid_address", R_DEC, A_PTR),
 	D("set_robust_list", R_DEC, A_PTR, A_ULONG),
 	D("get_robust_list", R_DEC, A_INT, A_PTR, A_PTR),
-	D("prctl", R_PRCTL, A_PRCTL_OPT, A_PRCTL_ARG2, A_PRCTL_ARG, A_PRCTL_ARG, A_PRCTL_ARG),
+	D("prctl", R_PRCTL, A_PRCTL_OPT, A_PRCTL_ARG2, A_PRCTL_ARG, A_PRCTL_ARG, A_PRCTL_ARG5),
 	D("arch_prctl", R_DEC, A_ARCH_PRCTL, A_ARCH_PRCTL_ADDR),
 	D("prlimit64", R_DEC, A_INT, A_RLIMIT_RES, A_RLIMIT_IN, A_RLIMIT_OUT),
 	D("getrlimit", R_DEC, A_RLIMIT_RES, A_RLIMIT_OUT),

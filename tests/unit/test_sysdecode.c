@@ -893,6 +893,11 @@ TEST(sysdecode_prctl)
 		  "prctl(0x3039 /* PR_??? */, 0x1, 0x2, 0x3, 0x4) = -1 EINVAL (Invalid argument)");
 	CALL(50000, 30, 0, 0, 0, 0);
 	CHECK_STR(text("prctl"), "prctl(PR_GET_TIMERSLACK) = 50000");
+	CALL(-22, 0x53564d41, 0, 0x1000, 4096, 0x5000);
+	chunk(4, SC_CAP_STR, 0, 0, "x", 1);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x1000, 4096, \"x\") = -1 EINVAL "
+		  "(Invalid argument)");
 }
 
 TEST(sysdecode_misc_structs)

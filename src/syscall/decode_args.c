@@ -760,6 +760,24 @@ static bool show_hex_enum(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* ioctl's request: its name, else its fields as strace writes them */
+static bool show_ioctl_req(struct dctx *c, int arg, const struct argkind *k)
+{
+	static const char *const dirs[] = {
+		"_IOC_NONE", "_IOC_WRITE", "_IOC_READ", "_IOC_READ|_IOC_WRITE",
+	};
+	unsigned int req = dctx_arg(c, arg), size = (req >> 16) & 0x3fff;
+	const char *name = xlat_name(k->tbl, req);
+
+	if (name) {
+		dbuf_puts(c->b, name);
+		return true;
+	}
+	dbuf_printf(c->b, "_IOC(%s, %#x, %#x, %#x)", dirs[req >> 30], (req >> 8) & 0xff,
+		    req & 0xff, size);
+	return true;
+}
+
 static bool show_open_flags(struct dctx *c, int arg, const struct argkind *k)
 {
 	xlat_field_flags(c->b, xl_open_access, 3, xl_open_flags, (unsigned int)dctx_arg(c, arg));
@@ -1327,7 +1345,7 @@ const struct argkind value_kinds[A_STR] = {
 	[A_STATX_MASK] = NAMES(show_flags, xl_statx_mask),
 	[A_FCNTL_CMD] = NAMES(show_enum, xl_fcntl_cmd),
 	[A_FCNTL_ARG] = NUM(show_fcntl_arg),
-	[A_IOCTL_REQ] = NAMES(show_hex_enum, xl_ioctl),
+	[A_IOCTL_REQ] = NAMES(show_ioctl_req, xl_ioctl),
 	/* struct termios's flags, struct winsize */
 	[A_IOCTL_ARG] = CAP(show_ioctl_arg, SC_CAP_STRUCT_INOUT, 16),
 	[A_LOCK] = NAMES(show_flags, xl_lock),

@@ -407,7 +407,7 @@ TEST(sysdecode_fcntl)
 	CHECK_STR(text("ioctl"),
 		  "ioctl(3, TCGETS, 0x7ffd0000) = -1 ENOTTY (Inappropriate ioctl for device)");
 	CALL(0, 3, 0xc0de1234, 0);
-	CHECK_STR(text("ioctl"), "ioctl(3, 0xc0de1234, 0) = 0");
+	CHECK_STR(text("ioctl"), "ioctl(3, _IOC(_IOC_READ|_IOC_WRITE, 0x12, 0x34, 0xde), 0) = 0");
 }
 
 TEST(sysdecode_stat)
@@ -602,7 +602,8 @@ TEST(sysdecode_errors)
 	CHECK_STR(text("nanosleep"),
 		  "nanosleep(0x7ffd0000, NULL) = ? ERESTART_RESTARTBLOCK (Interrupted by signal)");
 	CALL(-515, 3, 0x1234, 0);
-	CHECK_STR(text("ioctl"), "ioctl(3, 0x1234, 0) = -1 ENOIOCTLCMD (No ioctl command)");
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, _IOC(_IOC_NONE, 0x12, 0x34, 0), 0) = -1 ENOIOCTLCMD (No ioctl command)");
 	CALL(-600, 3);
 	CHECK_STR(text("close"), "close(3) = -1 600 (Unknown error 600)");
 	CALL(-4095, 3);
@@ -1242,6 +1243,13 @@ TEST(sysdecode_ioctl_tty)
 	}
 	CALL(0, 3, 0x5451, 0x7ffd0000);
 	CHECK_STR(text("ioctl"), "ioctl(3, FIOCLEX) = 0");
+	/* a request without a name: its fields */
+	CALL(-25, 0, 0xc0107a99, 0);
+	CHECK_STR(text("ioctl"), "ioctl(0, _IOC(_IOC_READ|_IOC_WRITE, 0x7a, 0x99, 0x10), 0) = -1 "
+		  "ENOTTY (Inappropriate ioctl for device)");
+	CALL(-25, 0, 0x1234, 0);
+	CHECK_STR(text("ioctl"), "ioctl(0, _IOC(_IOC_NONE, 0x12, 0x34, 0), 0) = -1 "
+		  "ENOTTY (Inappropriate ioctl for device)");
 }
 
 TEST(sysdecode_clone3)

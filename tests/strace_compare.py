@@ -53,6 +53,12 @@ def programs(t):
         ("sh -c ls|sort", ["sh", "-c", "ls /etc/default | sort -r"], None),
         ("grep", ["grep", "-c", "root", "/etc/passwd"], None),
         ("dirname", ["dirname", "/usr/bin/ls"], None),
+        # a pipe polled: select, poll, FIONBIO (not epoll: Python leaves
+        # the upper half of its events' data to chance)
+        ("python3 poll", [PY, "-c", "import select, os; r, w = os.pipe(); os.write(w, b'x'); "
+                          "select.select([r], [w], [], 1); p = select.poll(); p.register(r); "
+                          "p.register(w, select.POLLOUT); p.poll(0); "
+                          "os.set_blocking(r, False)"], None),
     ]
 
 

@@ -365,6 +365,47 @@ __noinline int put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count
 	return 0;
 }
 
+/* A msghdr, its name, its control messages and its iovecs, `total`
+ * bytes of these in all */
+__noinline int put_msghdr(struct inflight *f, __u32 argcap, __u64 uptr, __u64 total)
+{
+	__u32 arg = argcap & 0xff, cap = argcap >> 8;
+	__u32 scap = cap == SC_CAP_MSGHDR_OUT ? SC_CAP_STRUCT_OUT : SC_CAP_STRUCT_IN;
+	__u32 icap = cap == SC_CAP_MSGHDR_OUT ? SC_CAP_IOV_OUT : SC_CAP_IOV_IN;
+	struct sc_msghdr m;
+
+	if (!f)
+		return 0;
+	if (bpf_probe_read_user(&m, sizeof(m), (void *)uptr)) {
+		put_chunk(f, TAG(arg, scap, 0, SC_CHUNK_FAULT), uptr, 0);
+		return 0;
+	}
+	if (put_chunk(f, TAG(arg, scap, 0, 0), uptr, sizeof(m)) < 0)
+		return 0;
+	if (m.name && m.namelen)
+		put_chunk(f, TAG(arg, scap, 1, 0), m.name, min_u64(m.namelen, 128));
+	if (m.control && m.controllen)
+		put_chunk(f, TAG(arg, scap, 2, m.controllen > SC_CONTROL_MAX ? SC_CHUNK_TRUNC : 0),
+			  m.control, min_u64(m.controllen, SC_CONTROL_MAX));
+	if (m.iov)
+		put_iov(f, arg | icap << 8, m.iov, m.iovlen, total);
+	return 0;
+}
+
+/* A counted array: `count` elements of `size` bytes, at most
+ * SC_ARRAY_MAX; an input one is read again at exit when it faulted. */
+static __always_inline void put_array(struct inflight *f, __u32 arg, __u32 cap, __u64 uptr,
+				      __u64 count, __u32 size)
+{
+	__u64 n = min_u64(count, SC_ARRAY_MAX);
+	__u32 tag = TAG(arg, cap, 0, count > n ? SC_CHUNK_TRUNC : 0);
+
+	if (cap == SC_CAP_ARRAY_IN)
+		put_input(f, tag, uptr, n * size);
+	else
+		put_chunk(f, tag, uptr, n * size);
+}
+
 /* Captures what the spec says for this moment: entry or exit.  At exit,
  * also the inputs that could not be read at entry.  These are global
  * functions: the verifier checks each once, not once per call site. */
@@ -416,6 +457,10 @@ __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_e
 			if (in_now)
 				put_input(f, TAG(i, SC_CAP_STRUCT_IN, 0, 0), ptr, as->size);
 			break;
+		case SC_CAP_STRUCT_INOUT:
+			if (in_now)
+				put_input(f, TAG(i, SC_CAP_STRUCT_IN, 0, 0), ptr, as->size);
+			/* fall through */
 		case SC_CAP_STRUCT_OUT:
 			if (at_exit && ret >= 0)
 				put_chunk(f, TAG(i, SC_CAP_STRUCT_OUT, 0, 0), ptr, as->size);
@@ -431,6 +476,34 @@ __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_e
 		case SC_CAP_DIRENTS:
 			if (at_exit && ret >= 0)
 				put_count(f, i | SC_CAP_DIRENTS << 8, ptr, ret);
+			break;
+		case SC_CAP_ARRAY_IN:
+		case SC_CAP_ARRAY_INOUT:
+			if (la >= SC_ARGS)
+				break;
+			len = (__u32)f->rec.args[la & 7];
+			if (in_now)
+				put_array(f, i, SC_CAP_ARRAY_IN, ptr, len, as->size);
+			if (as->cap == SC_CAP_ARRAY_INOUT && at_exit && ret > 0)
+				put_array(f, i, SC_CAP_ARRAY_OUT, ptr, len, as->size);
+			break;
+		case SC_CAP_ARRAY_OUT:
+			if (!at_exit || ret <= 0)
+				break;
+			len = ret;
+			if (la < SC_ARGS)
+				len = min_u64(len, (__u32)f->rec.args[la & 7]);
+			put_array(f, i, SC_CAP_ARRAY_OUT, ptr, len, as->size);
+			break;
+		case SC_CAP_MSGHDR_IN:
+			if (!at_exit)
+				put_msghdr(f, i | SC_CAP_MSGHDR_IN << 8, ptr, strsize);
+			break;
+		case SC_CAP_MSGHDR_OUT:
+			if (in_now)
+				put_input(f, TAG(i, SC_CAP_STRUCT_IN, 0, 0), ptr, sizeof(struct sc_msghdr));
+			if (at_exit && ret >= 0)
+				put_msghdr(f, i | SC_CAP_MSGHDR_OUT << 8, ptr, min_u64(ret, strsize));
 			break;
 		case SC_CAP_IOV_IN:
 			if (!at_exit && la < SC_ARGS)

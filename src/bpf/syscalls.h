@@ -18,6 +18,8 @@
 #define SC_DATA_MAX 8192	/* captured bytes of one record, chunk headers included */
 #define SC_STRV_MAX 16		/* argv/envp elements copied (execve) */
 #define SC_IOV_MAX 8		/* iovec elements whose bytes are copied */
+#define SC_ARRAY_MAX 64		/* elements of a counted array copied (poll, epoll) */
+#define SC_CONTROL_MAX 256	/* bytes of a msghdr's control messages copied */
 #define SC_COMM_LEN 16
 
 /* How one argument's user memory is captured.  Lengths are capped by -s
@@ -68,6 +70,30 @@ enum sc_cap {
 	 * signal mask rt_sigreturn restores, in the frame it is called on.
 	 * The argument's register is not used. */
 	SC_CAP_SIGMASK_SP,
+	/* At entry, an array of args[len_arg] (a u32) elements of `size`
+	 * bytes, at most SC_ARRAY_MAX of them (TRUNC when more), not cut by
+	 * -s (the renderer abbreviates as strace does). */
+	SC_CAP_ARRAY_IN,
+	/* At exit when ret > 0, the ret elements the call filled (epoll_wait),
+	 * capped at args[len_arg] and SC_ARRAY_MAX (TRUNC when capped). */
+	SC_CAP_ARRAY_OUT,
+	/* Both: the args[len_arg] elements at entry as an SC_CAP_ARRAY_IN
+	 * chunk, and again at exit when ret > 0 as an SC_CAP_ARRAY_OUT chunk
+	 * (poll: the revents the call wrote). */
+	SC_CAP_ARRAY_INOUT,
+	/* `size` bytes at entry as an SC_CAP_STRUCT_IN chunk, and at exit when
+	 * ret >= 0 as an SC_CAP_STRUCT_OUT chunk (ioctl: TCSETS passes a
+	 * struct termios, TCGETS fills one). */
+	SC_CAP_STRUCT_INOUT,
+	/* A struct msghdr: at entry (sendmsg) / at exit when ret >= 0
+	 * (recvmsg) the msghdr as an SC_CAP_STRUCT_IN/OUT chunk of idx 0, its
+	 * msg_name (msg_namelen bytes, at most 128) as one of idx 1, then its
+	 * msg_control (msg_controllen bytes, at most SC_CONTROL_MAX) as one of
+	 * idx 2, then its msg_iov as SC_CAP_IOV_IN/OUT does (the bytes stop at
+	 * strsize, and at ret for recvmsg).  recvmsg's msghdr is also read at
+	 * entry (idx 0). */
+	SC_CAP_MSGHDR_IN,
+	SC_CAP_MSGHDR_OUT,
 	SC_CAP_NR,
 };
 
@@ -112,6 +138,19 @@ struct sc_chunk {
 struct sc_iovec {
 	__u64 base;
 	__u64 len;
+};
+
+/* The traced process's struct msghdr (SC_CAP_MSGHDR_*). */
+struct sc_msghdr {
+	__u64 name;
+	__u32 namelen;
+	__u32 pad;
+	__u64 iov;
+	__u64 iovlen;
+	__u64 control;
+	__u64 controllen;
+	__u32 flags;
+	__u32 pad2;
 };
 
 /* Record kinds (sc_record.kind). */

@@ -367,23 +367,23 @@ static bool show_arg(struct dctx *c, int arg)
 	return k->show(c, arg, k);
 }
 
-/* poll, ppoll: the fds that have revents, from the array read at exit */
+/* poll, ppoll: the fds that have revents, from the array read at exit;
+ * ret of them have some, strace shows at most -s */
 static void show_poll_ret(struct dctx *c, struct dbuf *b)
 {
-	size_t len, nfds = c->r->args[1];
+	size_t len, n = c->r->ret, shown = 0;
 	const unsigned char *p;
-	bool first = true;
 
 	if (!c->r->ret) {
 		dbuf_puts(b, "0 (Timeout)");
 		return;
 	}
 	dbuf_printf(b, "%lld", (long long)c->r->ret);
-	p = dctx_data(c, 0, SC_CAP_STRUCT_OUT, 0, 0, &len, NULL);
+	p = dctx_data(c, 0, SC_CAP_ARRAY_OUT, 0, 0, &len, NULL);
 	if (!p)
 		return;
 	dbuf_puts(b, " ([");
-	for (size_t i = 0; i < nfds && (i + 1) * 8 <= len; i++) {
+	for (size_t i = 0; (i + 1) * 8 <= len && shown < n && shown < (size_t)c->strsize; i++) {
 		int fd;
 		short rev;
 
@@ -391,14 +391,21 @@ static void show_poll_ret(struct dctx *c, struct dbuf *b)
 		memcpy(&rev, p + i * 8 + 6, 2);
 		if (!rev)
 			continue;
-		dbuf_printf(b, "%s{fd=%d, revents=", first ? "" : ", ", fd);
+		dbuf_printf(b, "%s{fd=%d, revents=", shown ? ", " : "", fd);
 		xlat_flags(b, xl_pollev, (unsigned short)rev);
 		dbuf_putc(b, '}');
-		first = false;
+		shown++;
 	}
-	if (nfds > len / 8)
-		dbuf_puts(b, first ? "..." : ", ...");
-	dbuf_puts(b, "])");
+	if (n > shown)
+		dbuf_puts(b, shown ? ", ..." : "...");
+	dbuf_putc(b, ']');
+	/* ppoll writes back the time left */
+	if (c->si->name && !strcmp(c->si->name, "ppoll") && c->r->args[2] &&
+	    (p = dctx_data(c, 2, SC_CAP_STRUCT_OUT, 0, 16, NULL, NULL))) {
+		dbuf_puts(b, ", left ");
+		put_timespec(b, p);
+	}
+	dbuf_putc(b, ')');
 }
 
 static void show_ret(struct dctx *c, struct dbuf *b)
@@ -463,6 +470,14 @@ static void show_ret(struct dctx *c, struct dbuf *b)
 			dbuf_putc(b, ')');
 			return;
 		}
+		break;
+	case R_SELECT:
+	case R_PSELECT:
+		put_select_ret(c, b, rk == R_PSELECT);
+		return;
+	case R_PRCTL:
+		if (prctl_ret_name(b, (unsigned int)c->r->args[0], ret))
+			return;
 		break;
 	case R_DEC:
 		break;

@@ -92,7 +92,9 @@ static const struct xlat xl_dnotify[] = {
 };
 /* The requests met most often; the others are shown in hex. */
 static const struct xlat xl_ioctl[] = {
-	{ 0x5401, "TCGETS" }, { 0x5402, "TCSETS" }, { 0x5403, "TCSETSW" }, { 0x5404, "TCSETSF" },
+	/* strace names the OSS sequencer requests sharing these numbers too */
+	{ 0x5401, "TCGETS" }, { 0x5402, "SNDCTL_TMR_START or TCSETS" },
+	{ 0x5403, "SNDCTL_TMR_STOP or TCSETSW" }, { 0x5404, "SNDCTL_TMR_CONTINUE or TCSETSF" },
 	{ 0x5409, "TCSBRK" }, { 0x540a, "TCXONC" }, { 0x540b, "TCFLSH" }, { 0x540c, "TIOCEXCL" },
 	{ 0x540d, "TIOCNXCL" }, { 0x540e, "TIOCSCTTY" }, { 0x540f, "TIOCGPGRP" },
 	{ 0x5410, "TIOCSPGRP" }, { 0x5411, "TIOCOUTQ" }, { 0x5412, "TIOCSTI" },
@@ -208,7 +210,7 @@ static const struct xlat xl_shm[] = {
 	{ 0100000, "SHM_EXEC" }, XEND
 };
 
-static const struct xlat xl_clone_flags[] = {
+const struct xlat xl_clone_flags[] = {
 	{ 0x100, "CLONE_VM" }, { 0x200, "CLONE_FS" }, { 0x400, "CLONE_FILES" },
 	{ 0x800, "CLONE_SIGHAND" }, { 0x1000, "CLONE_PIDFD" }, { 0x2000, "CLONE_PTRACE" },
 	{ 0x4000, "CLONE_VFORK" }, { 0x8000, "CLONE_PARENT" }, { 0x10000, "CLONE_THREAD" },
@@ -218,6 +220,7 @@ static const struct xlat xl_clone_flags[] = {
 	{ 0x2000000, "CLONE_NEWCGROUP" }, { 0x4000000, "CLONE_NEWUTS" },
 	{ 0x8000000, "CLONE_NEWIPC" }, { 0x10000000, "CLONE_NEWUSER" },
 	{ 0x20000000, "CLONE_NEWPID" }, { 0x40000000, "CLONE_NEWNET" }, { 0x80000000, "CLONE_IO" },
+	{ 0x100000000ULL, "CLONE_CLEAR_SIGHAND" }, { 0x200000000ULL, "CLONE_INTO_CGROUP" },
 	XEND
 };
 /* unshare(2), setns(2): CLONE_NEWTIME shares its bit with CSIGNAL */
@@ -247,6 +250,39 @@ enum {
 	K_PR_SET_CHILD_SUBREAPER = 36, K_PR_GET_CHILD_SUBREAPER, K_PR_SET_NO_NEW_PRIVS,
 	K_PR_GET_NO_NEW_PRIVS, K_PR_GET_TID_ADDRESS, K_PR_SET_THP_DISABLE, K_PR_GET_THP_DISABLE,
 	K_PR_GET_FP_MODE = 46, K_PR_GET_TAGGED_ADDR_CTRL = 56, K_PR_GET_IO_FLUSHER = 58,
+	K_PR_MCE_KILL = 33, K_PR_SET_MM = 35, K_PR_CAP_AMBIENT = 47, K_PR_SET_VMA = 0x53564d41,
+	K_PR_SET_PTRACER = 0x59616d61,
+};
+static const struct xlat xl_dumpable[] = {
+	{ 0, "SUID_DUMP_DISABLE" }, { 1, "SUID_DUMP_USER" }, { 2, "SUID_DUMP_ROOT" }, XEND
+};
+static const struct xlat xl_mce_kill[] = {
+	{ 0, "PR_MCE_KILL_CLEAR" }, { 1, "PR_MCE_KILL_SET" }, XEND
+};
+static const struct xlat xl_mce_kill_policy[] = {
+	{ 0, "PR_MCE_KILL_LATE" }, { 1, "PR_MCE_KILL_EARLY" }, { 2, "PR_MCE_KILL_DEFAULT" }, XEND
+};
+static const struct xlat xl_cap_ambient[] = {
+	{ 1, "PR_CAP_AMBIENT_IS_SET" }, { 2, "PR_CAP_AMBIENT_RAISE" },
+	{ 3, "PR_CAP_AMBIENT_LOWER" }, { 4, "PR_CAP_AMBIENT_CLEAR_ALL" }, XEND
+};
+static const struct xlat xl_set_mm[] = {
+	{ 1, "PR_SET_MM_START_CODE" }, { 2, "PR_SET_MM_END_CODE" }, { 3, "PR_SET_MM_START_DATA" },
+	{ 4, "PR_SET_MM_END_DATA" }, { 5, "PR_SET_MM_START_STACK" }, { 6, "PR_SET_MM_START_BRK" },
+	{ 7, "PR_SET_MM_BRK" }, { 8, "PR_SET_MM_ARG_START" }, { 9, "PR_SET_MM_ARG_END" },
+	{ 10, "PR_SET_MM_ENV_START" }, { 11, "PR_SET_MM_ENV_END" }, { 12, "PR_SET_MM_AUXV" },
+	{ 13, "PR_SET_MM_EXE_FILE" }, { 14, "PR_SET_MM_MAP" }, { 15, "PR_SET_MM_MAP_SIZE" }, XEND
+};
+static const char *const cap_names[] = {
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
+	"CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
+	"CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW",
+	"CAP_IPC_LOCK", "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT",
+	"CAP_SYS_PTRACE", "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
+	"CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE",
+	"CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE",
+	"CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ",
+	"CAP_PERFMON", "CAP_BPF", "CAP_CHECKPOINT_RESTORE",
 };
 static const struct xlat xl_prctl[] = {
 	{ 1, "PR_SET_PDEATHSIG" }, { 2, "PR_GET_PDEATHSIG" }, { 3, "PR_GET_DUMPABLE" },
@@ -267,7 +303,7 @@ static const struct xlat xl_prctl[] = {
 	{ 53, "PR_SET_SPECULATION_CTRL" }, { 55, "PR_SET_TAGGED_ADDR_CTRL" },
 	{ 56, "PR_GET_TAGGED_ADDR_CTRL" }, { 57, "PR_SET_IO_FLUSHER" }, { 58, "PR_GET_IO_FLUSHER" },
 	{ 59, "PR_SET_SYSCALL_USER_DISPATCH" }, { 62, "PR_SCHED_CORE" },
-	{ 0x53564d41, "PR_SET_VMA" }, XEND
+	{ 0x53564d41, "PR_SET_VMA" }, { 0x59616d61, "PR_SET_PTRACER" }, XEND
 };
 #define K_ARCH_GET_FS 0x1003
 #define K_ARCH_GET_GS 0x1004
@@ -307,9 +343,10 @@ static const char *const futex_cmds[] = {
 };
 /* futex arguments 2..5 (val, timeout, uaddr2, val3) by command: 'v' a
  * count, 't' the timeout, 'n' val2 (a count in the timeout's place), 'p'
- * uaddr2, 'b' a bitset, 'x' hex, '-' not shown. */
+ * uaddr2, 'b' a bitset, 'o' FUTEX_WAKE_OP's operation, 'x' hex, '-' not
+ * shown. */
 static const char *const futex_shapes[] = {
-	"vt--", "v---", "v---", "vnp-", "vnpv", "vnpx", "-t--", "----", "----", "vt-b", "v--b",
+	"vt--", "v---", "v---", "vnp-", "vnpv", "vnpo", "-t--", "----", "----", "vt-b", "v--b",
 	"vtp-", "vnpv", "-t--",
 };
 #define FUTEX_PRIVATE 128
@@ -386,7 +423,7 @@ static const struct xlat xl_netlink_proto[] = {
 	{ 18, "NETLINK_SCSITRANSPORT" }, { 19, "NETLINK_ECRYPTFS" }, { 20, "NETLINK_RDMA" },
 	{ 21, "NETLINK_CRYPTO" }, { 22, "NETLINK_SMC" }, XEND
 };
-static const struct xlat xl_msg[] = {
+const struct xlat xl_msg_flags[] = {
 	{ 0x1, "MSG_OOB" }, { 0x2, "MSG_PEEK" }, { 0x4, "MSG_DONTROUTE" }, { 0x8, "MSG_CTRUNC" },
 	{ 0x10, "MSG_PROBE" }, { 0x20, "MSG_TRUNC" }, { 0x40, "MSG_DONTWAIT" },
 	{ 0x80, "MSG_EOR" }, { 0x100, "MSG_WAITALL" }, { 0x200, "MSG_FIN" }, { 0x400, "MSG_SYN" },
@@ -399,7 +436,7 @@ static const struct xlat xl_shut[] = {
 	{ 0, "SHUT_RD" }, { 1, "SHUT_WR" }, { 2, "SHUT_RDWR" }, XEND
 };
 enum { K_SOL_IP = 0, K_SOL_SOCKET = 1, K_SOL_TCP = 6, K_SOL_IPV6 = 41 };
-static const struct xlat xl_sol[] = {
+const struct xlat xl_sol[] = {
 	{ 0, "SOL_IP" }, { 1, "SOL_SOCKET" }, { 6, "SOL_TCP" }, { 17, "SOL_UDP" },
 	{ 41, "SOL_IPV6" }, { 58, "SOL_ICMPV6" }, { 132, "SOL_SCTP" }, { 136, "SOL_UDPLITE" },
 	{ 255, "SOL_RAW" }, { 263, "SOL_PACKET" }, { 270, "SOL_NETLINK" }, { 279, "SOL_ALG" },
@@ -447,14 +484,155 @@ static bool show_raw(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
-/* ioctl's argument: an fd for FICLONE, else a number or an address */
+/* struct termios's flags, in strace's order */
+static const struct xlat xl_tc_iflag[] = {
+	{ 01, "IGNBRK" }, { 02, "BRKINT" }, { 04, "IGNPAR" }, { 010, "PARMRK" }, { 020, "INPCK" },
+	{ 040, "ISTRIP" }, { 0100, "INLCR" }, { 0200, "IGNCR" }, { 0400, "ICRNL" },
+	{ 01000, "IUCLC" }, { 02000, "IXON" }, { 04000, "IXANY" }, { 010000, "IXOFF" },
+	{ 020000, "IMAXBEL" }, { 040000, "IUTF8" }, XEND
+};
+static const struct xlat xl_tc_oflag[] = {
+	{ 01, "OPOST" }, { 02, "OLCUC" }, { 04, "ONLCR" }, { 010, "OCRNL" }, { 020, "ONOCR" },
+	{ 040, "ONLRET" }, { 0100, "OFILL" }, { 0200, "OFDEL" }, XEND
+};
+static const struct xlat xl_tc_cflag[] = {
+	{ 0100, "CSTOPB" }, { 0200, "CREAD" }, { 0400, "PARENB" }, { 01000, "PARODD" },
+	{ 02000, "HUPCL" }, { 04000, "CLOCAL" }, { 010000000000, "CMSPAR" },
+	{ 020000000000, "CRTSCTS" }, XEND
+};
+static const struct xlat xl_tc_lflag[] = {
+	{ 01, "ISIG" }, { 02, "ICANON" }, { 04, "XCASE" }, { 010, "ECHO" }, { 020, "ECHOE" },
+	{ 040, "ECHOK" }, { 0100, "ECHONL" }, { 0200, "NOFLSH" }, { 0100000, "IEXTEN" },
+	{ 01000, "ECHOCTL" }, { 02000, "ECHOPRT" }, { 04000, "ECHOKE" }, { 010000, "FLUSHO" },
+	{ 040000, "PENDIN" }, { 0400, "TOSTOP" }, { 0200000, "EXTPROC" }, XEND
+};
+static const char *const tc_bauds[] = {
+	"B0", "B50", "B75", "B110", "B134", "B150", "B200", "B300", "B600", "B1200", "B1800",
+	"B2400", "B4800", "B9600", "B19200", "B38400", NULL, "B57600", "B115200", "B230400",
+	"B460800", "B500000", "B576000", "B921600", "B1000000", "B1152000", "B1500000",
+	"B2000000", "B2500000", "B3000000", "B3500000", "B4000000",
+};
+#define TC_CBAUD 010017
+#define TC_CIBAUD (TC_CBAUD << 16)
+
+/* Named bits joined by '|', leftovers in hex; nothing at all for 0 (as
+ * strace writes termios flags). */
+static void put_tc_flags(struct dbuf *b, const struct xlat *t, __u32 v)
+{
+	bool any = false;
+
+	for (; t->name; t++) {
+		if ((v & t->val) != t->val)
+			continue;
+		dbuf_printf(b, "%s%s", any ? "|" : "", t->name);
+		any = true;
+		v &= ~t->val;
+	}
+	if (v)
+		dbuf_printf(b, "%s%#x", any ? "|" : "", v);
+}
+
+static void put_tc_baud(struct dbuf *b, __u32 baud)
+{
+	/* CBAUDEX (010000) selects the upper half of the table */
+	__u32 i = (baud & 017) | (baud & 010000 ? 020 : 0);
+
+	if (tc_bauds[i])
+		dbuf_puts(b, tc_bauds[i]);
+	else
+		dbuf_printf(b, "%#x", baud);
+}
+
+/* struct termios (TCGETS, TCSETS...): its four flag words, the rest
+ * elided as strace does without -v.  strace leaves an empty word empty
+ * and a '|' after the fields when no flag follows. */
+static void put_termios(struct dbuf *b, const unsigned char *p)
+{
+	static const char *const nl[] = { "NL0", "NL1" }, *const cr[] = { "CR0", "CR1", "CR2", "CR3" },
+		*const tab[] = { "TAB0", "TAB1", "TAB2", "XTABS" }, *const bs[] = { "BS0", "BS1" },
+		*const vt[] = { "VT0", "VT1" }, *const ff[] = { "FF0", "FF1" };
+	__u32 iflag, oflag, cflag, lflag;
+
+	memcpy(&iflag, p, 4);
+	memcpy(&oflag, p + 4, 4);
+	memcpy(&cflag, p + 8, 4);
+	memcpy(&lflag, p + 12, 4);
+	dbuf_puts(b, "{c_iflag=");
+	put_tc_flags(b, xl_tc_iflag, iflag);
+	dbuf_printf(b, ", c_oflag=%s|%s|%s|%s|%s|%s|", nl[(oflag >> 8) & 1], cr[(oflag >> 9) & 3],
+		    tab[(oflag >> 11) & 3], bs[(oflag >> 13) & 1], vt[(oflag >> 14) & 1],
+		    ff[(oflag >> 15) & 1]);
+	put_tc_flags(b, xl_tc_oflag, oflag & ~0xff00u);
+	dbuf_puts(b, ", c_cflag=");
+	put_tc_baud(b, cflag & TC_CBAUD);
+	dbuf_putc(b, '|');
+	if (cflag & TC_CIBAUD) {
+		put_tc_baud(b, (cflag & TC_CIBAUD) >> 16);
+		dbuf_puts(b, "<<IBSHIFT|");
+	}
+	dbuf_printf(b, "CS%u|", 5 + ((cflag >> 4) & 3));
+	put_tc_flags(b, xl_tc_cflag, cflag & ~(TC_CBAUD | TC_CIBAUD | 060));
+	dbuf_puts(b, ", c_lflag=");
+	put_tc_flags(b, xl_tc_lflag, lflag);
+	dbuf_puts(b, ", ...}");
+}
+
+/* ioctl's argument: an fd for FICLONE; an int passed (FIONBIO) or
+ * filled (FIONREAD); a terminal's struct termios or winsize, passed
+ * (TCSETS*, TIOCSWINSZ: as read at entry) or filled (TCGETS,
+ * TIOCGWINSZ); none for FIOCLEX; else a number or an address */
 static bool show_ioctl_arg(struct dctx *c, int arg, const struct argkind *k)
 {
-	if ((__u32)dctx_arg(c, arg - 1) == 0x40049409)
-		dbuf_printf(c->b, "%d", (int)dctx_arg(c, arg));
-	else
-		show_raw(c, arg, k);
-	return true;
+	__u32 req = dctx_arg(c, arg - 1);
+	__u64 v = dctx_arg(c, arg);
+	const unsigned char *p;
+	size_t min = req == 0x5413 || req == 0x5414 ? 8 : 16;
+
+	if (req == 0x40049409) {
+		dbuf_printf(c->b, "%d", (int)v);
+		return true;
+	}
+	switch (req) {
+	case 0x5450: case 0x5451:	/* FIONCLEX, FIOCLEX: no argument */
+		return false;
+	case 0x5421: case 0x5410: case 0x5452:	/* FIONBIO, TIOCSPGRP, FIOASYNC: an int passed */
+		p = v ? dctx_data(c, arg, SC_CAP_STRUCT_IN, 0, 4, NULL, NULL) : NULL;
+		break;
+	case 0x541b: case 0x540f: case 0x5411: case 0x5429:	/* FIONREAD, TIOCGPGRP, TIOCOUTQ,
+								 * TIOCGSID: an int filled */
+		p = v && c->done && !c->failed ?
+			dctx_data(c, arg, SC_CAP_STRUCT_OUT, 0, 4, NULL, NULL) : NULL;
+		break;
+	default:
+		p = NULL;
+		req = 0;
+		break;
+	}
+	if (req) {
+		if (p)
+			dbuf_printf(c->b, "[%d]", *(const int *)p);
+		else
+			dbuf_ptr(c->b, v);
+		return true;
+	}
+	req = dctx_arg(c, arg - 1);
+	if ((req >= 0x5401 && req <= 0x5404) || req == 0x5413 || req == 0x5414) {
+		if (req == 0x5401 || req == 0x5413)
+			p = c->done && !c->failed ?
+				dctx_data(c, arg, SC_CAP_STRUCT_OUT, 0, min, NULL, NULL) : NULL;
+		else
+			p = dctx_data(c, arg, SC_CAP_STRUCT_IN, 0, min, NULL, NULL);
+		if (!p)
+			dbuf_ptr(c->b, v);
+		else if (req <= 0x5404)
+			put_termios(c->b, p);
+		else
+			dbuf_printf(c->b, "{ws_row=%u, ws_col=%u, ws_xpixel=%u, ws_ypixel=%u}",
+				    ((const __u16 *)p)[0], ((const __u16 *)p)[1],
+				    ((const __u16 *)p)[2], ((const __u16 *)p)[3]);
+		return true;
+	}
+	return show_raw(c, arg, k);
 }
 
 static bool show_hide(struct dctx *c, int arg, const struct argkind *k)
@@ -579,6 +757,24 @@ static bool show_hex_enum(struct dctx *c, int arg, const struct argkind *k)
 		dbuf_puts(c->b, name);
 	else
 		dbuf_printf(c->b, "%#x", (unsigned int)dctx_arg(c, arg));
+	return true;
+}
+
+/* ioctl's request: its name, else its fields as strace writes them */
+static bool show_ioctl_req(struct dctx *c, int arg, const struct argkind *k)
+{
+	static const char *const dirs[] = {
+		"_IOC_NONE", "_IOC_WRITE", "_IOC_READ", "_IOC_READ|_IOC_WRITE",
+	};
+	unsigned int req = dctx_arg(c, arg), size = (req >> 16) & 0x3fff;
+	const char *name = xlat_name(k->tbl, req);
+
+	if (name) {
+		dbuf_puts(c->b, name);
+		return true;
+	}
+	dbuf_printf(c->b, "_IOC(%s, %#x, %#x, %#x)", dirs[req >> 30], (req >> 8) & 0xff,
+		    req & 0xff, size);
 	return true;
 }
 
@@ -730,12 +926,61 @@ static bool show_clone_flags(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
-/* prctl's arguments 2..5, by option */
+/* prctl's return value for the options that return a named value */
+bool prctl_ret_name(struct dbuf *b, __u64 opt, long long ret)
+{
+	const char *name = NULL;
+
+	if (opt == K_PR_GET_DUMPABLE)
+		name = xlat_name(xl_dumpable, ret);
+	else if (opt == K_PR_MCE_KILL_GET)
+		name = xlat_name(xl_mce_kill_policy, ret);
+	if (!name)
+		return false;
+	dbuf_printf(b, "%lld (%s)", ret, name);
+	return true;
+}
+
+static void put_cap(struct dbuf *b, __u64 v)
+{
+	if (v < ARRAY_SIZE(cap_names))
+		dbuf_puts(b, cap_names[v]);
+	else
+		dbuf_printf(b, "%#llx /* CAP_??? */", (unsigned long long)v);
+}
+
+/* An xlat name, else the number in hex */
+static void put_name_hex(struct dbuf *b, const struct xlat *t, __u64 v)
+{
+	const char *name = xlat_name(t, v);
+
+	if (name)
+		dbuf_puts(b, name);
+	else
+		dbuf_printf(b, "%#llx", (unsigned long long)v);
+}
+
+/* prctl's option: unknown ones in hex, as strace */
+static bool show_prctl_opt(struct dctx *c, int arg, const struct argkind *k)
+{
+	__u64 v = (unsigned int)dctx_arg(c, arg);
+	const char *name = xlat_name(xl_prctl, v);
+
+	if (name)
+		dbuf_puts(c->b, name);
+	else
+		dbuf_printf(c->b, "%#llx /* PR_??? */", (unsigned long long)v);
+	return true;
+}
+
+/* prctl's arguments 2..5 (n = 0..3), by option, as strace 6.1: the
+ * memory of arg2 is captured at entry and at exit (16 bytes: a name, an
+ * int or an address the call writes) */
 static bool show_prctl_arg(struct dctx *c, int arg, const struct argkind *k)
 {
 	int opt = dctx_arg(c, 0), n = arg - 1;
 	__u64 v = dctx_arg(c, arg);
-	const unsigned char *p;
+	const unsigned char *p = NULL;
 	size_t len;
 	__u8 fl;
 
@@ -743,38 +988,103 @@ static bool show_prctl_arg(struct dctx *c, int arg, const struct argkind *k)
 	case K_PR_GET_DUMPABLE: case K_PR_GET_KEEPCAPS: case K_PR_GET_TIMING:
 	case K_PR_GET_SECCOMP: case K_PR_GET_SECUREBITS: case K_PR_GET_TIMERSLACK:
 	case K_PR_TASK_PERF_EVENTS_DISABLE: case K_PR_TASK_PERF_EVENTS_ENABLE:
-	case K_PR_MCE_KILL_GET: case K_PR_GET_NO_NEW_PRIVS: case K_PR_GET_THP_DISABLE:
 	case K_PR_GET_FP_MODE: case K_PR_GET_TAGGED_ADDR_CTRL: case K_PR_GET_IO_FLUSHER:
 		return false;
 	case K_PR_SET_NAME:
 		if (n)
 			return false;
-		p = dctx_data(c, arg, SC_CAP_STR, 0, 0, &len, &fl);
-		if (!p || !v) {
+		p = v ? dctx_data(c, arg, SC_CAP_STRUCT_IN, 0, 1, &len, NULL) : NULL;
+		if (!p) {
 			dbuf_ptr(c->b, v);
 			return true;
 		}
-		dbuf_quote(c->b, p, len, (fl & SC_CHUNK_TRUNC) != 0, 0);
+		/* strace reads TASK_COMM_LEN bytes: 15 and "..." without a NUL */
+		len = strnlen((const char *)p, len < 16 ? len : 16);
+		if (len == 16)
+			dbuf_quote(c->b, p, (size_t)c->strsize < 15 ? (size_t)c->strsize : 15, true, 0);
+		else
+			dbuf_quote(c->b, p, len < (size_t)c->strsize ? len : (size_t)c->strsize,
+				   len > (size_t)c->strsize, 0);
 		return true;
 	case K_PR_GET_NAME: case K_PR_GET_PDEATHSIG: case K_PR_GET_CHILD_SUBREAPER:
 	case K_PR_GET_TID_ADDRESS:
 		if (n)
 			return false;
-		dbuf_ptr(c->b, v);
+		if (v && c->done && !c->failed)
+			p = dctx_data(c, arg, SC_CAP_STRUCT_OUT, 0, 8, &len, NULL);
+		if (!p)
+			dbuf_ptr(c->b, v);
+		else if (opt == K_PR_GET_NAME)
+			dbuf_quote(c->b, p, (size_t)c->strsize < len ? (size_t)c->strsize : len,
+				   (size_t)c->strsize < strnlen((const char *)p, len), Q_NUL);
+		else if (opt == K_PR_GET_TID_ADDRESS)
+			dbuf_printf(c->b, "[%#llx]", (unsigned long long)*(const __u64 *)p);
+		else
+			dbuf_printf(c->b, "[%d]", *(const int *)p);
 		return true;
 	case K_PR_SET_PDEATHSIG:
 		if (n)
 			return false;
 		show_signal(c->b, (unsigned int)v);
 		return true;
-	case K_PR_SET_DUMPABLE: case K_PR_SET_KEEPCAPS: case K_PR_SET_TIMERSLACK:
-	case K_PR_SET_CHILD_SUBREAPER: case K_PR_CAPBSET_READ: case K_PR_CAPBSET_DROP:
+	case K_PR_SET_DUMPABLE:
+		if (n)
+			return false;
+		xlat_enum(c->b, xl_dumpable, v, false);
+		return true;
+	case K_PR_CAPBSET_READ: case K_PR_CAPBSET_DROP:
+		if (n)
+			return false;
+		put_cap(c->b, v);
+		return true;
+	case K_PR_SET_KEEPCAPS: case K_PR_SET_TIMERSLACK: case K_PR_SET_CHILD_SUBREAPER:
 		if (n)
 			return false;
 		dbuf_printf(c->b, "%llu", (unsigned long long)v);
 		return true;
+	case K_PR_SET_PTRACER:
+		if (n)
+			return false;
+		if (v == (__u64)-1)
+			dbuf_puts(c->b, "PR_SET_PTRACER_ANY");
+		else
+			dbuf_printf(c->b, "%lld", (long long)v);
+		return true;
 	case K_PR_SET_NO_NEW_PRIVS: case K_PR_SET_THP_DISABLE:
 		dbuf_printf(c->b, n ? "%#llx" : "%llu", (unsigned long long)v);
+		return true;
+	case K_PR_MCE_KILL:
+		if (n == 0)
+			put_name_hex(c->b, xl_mce_kill, v);
+		else if (n == 1 && dctx_arg(c, 1) == 1)
+			put_name_hex(c->b, xl_mce_kill_policy, v);
+		else
+			dbuf_printf(c->b, "%#llx", (unsigned long long)v);
+		return true;
+	case K_PR_CAP_AMBIENT:
+		if (n == 0)
+			put_name_hex(c->b, xl_cap_ambient, v);
+		else if (n == 1 && dctx_arg(c, 1) >= 1 && dctx_arg(c, 1) <= 3)
+			put_cap(c->b, v);
+		else
+			dbuf_printf(c->b, "%#llx", (unsigned long long)v);
+		return true;
+	case K_PR_SET_MM:
+		if (n == 0)
+			put_name_hex(c->b, xl_set_mm, v);
+		else
+			dbuf_printf(c->b, "%#llx", (unsigned long long)v);
+		return true;
+	case K_PR_SET_VMA:
+		if (n == 0 && v == 0)
+			dbuf_puts(c->b, "PR_SET_VMA_ANON_NAME");
+		else if (n == 2)
+			dbuf_printf(c->b, "%llu", (unsigned long long)v);
+		else if (n == 3 && dctx_arg(c, 1) == 0 && v &&
+			 (p = dctx_data(c, arg, SC_CAP_STR, 0, 0, &len, &fl)))
+			dbuf_quote(c->b, p, len, (fl & SC_CHUNK_TRUNC) != 0, 0);
+		else
+			dbuf_printf(c->b, "%#llx", (unsigned long long)v);
 		return true;
 	}
 	dbuf_printf(c->b, "%#llx", (unsigned long long)v);
@@ -808,7 +1118,7 @@ static bool show_futex_op(struct dctx *c, int arg, const struct argkind *k)
 	unsigned int op = dctx_arg(c, arg), cmd = op & ~(FUTEX_PRIVATE | FUTEX_CLOCK_RT);
 
 	if (cmd >= ARRAY_SIZE(futex_cmds)) {
-		dbuf_printf(c->b, "%#x", op);
+		dbuf_printf(c->b, "%#x /* FUTEX_??? */", op);
 		return true;
 	}
 	dbuf_puts(c->b, futex_cmds[cmd]);
@@ -819,10 +1129,38 @@ static bool show_futex_op(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+static const char *const futex_wake_ops[] = {
+	"FUTEX_OP_SET", "FUTEX_OP_ADD", "FUTEX_OP_OR", "FUTEX_OP_ANDN", "FUTEX_OP_XOR",
+};
+static const char *const futex_wake_cmps[] = {
+	"FUTEX_OP_CMP_EQ", "FUTEX_OP_CMP_NE", "FUTEX_OP_CMP_LT", "FUTEX_OP_CMP_LE",
+	"FUTEX_OP_CMP_GT", "FUTEX_OP_CMP_GE",
+};
+
+/* FUTEX_WAKE_OP's val3: op<<28 | cmp<<24 | oparg<<12 | cmparg */
+static void put_futex_wake_op(struct dbuf *b, unsigned int v)
+{
+	unsigned int op = (v >> 28) & 7, cmp = (v >> 24) & 0xf;
+
+	if (v & (8u << 28))
+		dbuf_puts(b, "FUTEX_OP_OPARG_SHIFT<<28|");
+	if (op < ARRAY_SIZE(futex_wake_ops))
+		dbuf_printf(b, "%s<<28", futex_wake_ops[op]);
+	else
+		dbuf_printf(b, "%#x /* FUTEX_OP_??? */<<28", op);
+	dbuf_printf(b, "|%#x<<12|", (v >> 12) & 0xfff);
+	if (cmp < ARRAY_SIZE(futex_wake_cmps))
+		dbuf_printf(b, "%s<<24", futex_wake_cmps[cmp]);
+	else
+		dbuf_printf(b, "%#x /* FUTEX_OP_CMP_??? */<<24", cmp);
+	dbuf_printf(b, "|%#x", v & 0xfff);
+}
+
 static bool show_futex_arg(struct dctx *c, int arg, const struct argkind *k)
 {
 	unsigned int cmd = (unsigned int)dctx_arg(c, 1) & ~(FUTEX_PRIVATE | FUTEX_CLOCK_RT);
-	char shape = cmd < ARRAY_SIZE(futex_shapes) ? futex_shapes[cmd][arg - 2] : 'x';
+	char shape = cmd < ARRAY_SIZE(futex_shapes) ? futex_shapes[cmd][arg - 2] :
+		     arg == 2 ? 'v' : 'x';
 	__u64 v = dctx_arg(c, arg);
 	const unsigned char *p;
 
@@ -842,6 +1180,9 @@ static bool show_futex_arg(struct dctx *c, int arg, const struct argkind *k)
 		break;
 	case 'p':
 		dbuf_ptr(c->b, v);
+		break;
+	case 'o':
+		put_futex_wake_op(c->b, v);
 		break;
 	case 'b':
 		if ((unsigned int)v == 0xffffffff)
@@ -1004,8 +1345,9 @@ const struct argkind value_kinds[A_STR] = {
 	[A_STATX_MASK] = NAMES(show_flags, xl_statx_mask),
 	[A_FCNTL_CMD] = NAMES(show_enum, xl_fcntl_cmd),
 	[A_FCNTL_ARG] = NUM(show_fcntl_arg),
-	[A_IOCTL_REQ] = NAMES(show_hex_enum, xl_ioctl),
-	[A_IOCTL_ARG] = NUM(show_ioctl_arg),
+	[A_IOCTL_REQ] = NAMES(show_ioctl_req, xl_ioctl),
+	/* struct termios's flags, struct winsize */
+	[A_IOCTL_ARG] = CAP(show_ioctl_arg, SC_CAP_STRUCT_INOUT, 16),
 	[A_LOCK] = NAMES(show_flags, xl_lock),
 	[A_MFD_FLAGS] = NAMES(show_flags, xl_mfd),
 	[A_EFD_FLAGS] = NAMES(show_flags, xl_efd),
@@ -1036,10 +1378,12 @@ const struct argkind value_kinds[A_STR] = {
 	[A_NS_FLAGS] = NAMES(show_flags, xl_ns_flags),
 	[A_WAIT_OPTS] = NAMES(show_flags, xl_wait_opts),
 	[A_IDTYPE] = NAMES(show_enum, xl_idtype),
-	[A_PRCTL_OPT] = NAMES(show_enum, xl_prctl),
-	/* arg2 may be PR_SET_NAME's string */
-	[A_PRCTL_ARG2] = CAP(show_prctl_arg, SC_CAP_STR, 0),
+	[A_PRCTL_OPT] = NUM(show_prctl_opt),
+	/* arg2 may be PR_SET_NAME's string, what PR_GET_* writes */
+	[A_PRCTL_ARG2] = CAP(show_prctl_arg, SC_CAP_STRUCT_INOUT, 16),
 	[A_PRCTL_ARG] = NUM(show_prctl_arg),
+	/* arg5 may be PR_SET_VMA's name */
+	[A_PRCTL_ARG5] = CAP(show_prctl_arg, SC_CAP_STR, 0),
 	[A_ARCH_PRCTL] = NAMES(show_hex_enum, xl_arch_prctl),
 	[A_ARCH_PRCTL_ADDR] = CAP(show_arch_prctl_addr, SC_CAP_STRUCT_OUT, 8),
 	[A_RLIMIT_RES] = NAMES(show_uenum, xl_rlimit),
@@ -1062,7 +1406,7 @@ const struct argkind value_kinds[A_STR] = {
 	[A_SOCK_TYPE] = NUM(show_sock_type),
 	[A_SOCK_PROTO] = NUM(show_sock_proto),
 	[A_SOCK_FLAGS] = NAMES(show_flags, xl_sock_flags),
-	[A_MSG_FLAGS] = NAMES(show_flags, xl_msg),
+	[A_MSG_FLAGS] = NAMES(show_flags, xl_msg_flags),
 	[A_SHUT] = NAMES(show_enum, xl_shut),
 	[A_SOL] = NAMES(show_enum, xl_sol),
 	[A_SOCKOPT] = NUM(show_sockopt),

@@ -87,7 +87,7 @@ enum akind {
 	A_PROT, A_MAP_FLAGS, A_MADV, A_MREMAP_FLAGS, A_MREMAP_ADDR, A_MSYNC, A_MLOCK_FLAGS,
 	A_MCL, A_SHM_FLAGS,
 	A_CLONE_FLAGS, A_NS_FLAGS, A_WAIT_OPTS, A_IDTYPE, A_PRCTL_OPT, A_PRCTL_ARG,
-	A_PRCTL_ARG2, A_ARCH_PRCTL, A_ARCH_PRCTL_ADDR, A_RLIMIT_RES, A_RUSAGE_WHO, A_GRND,
+	A_PRCTL_ARG2, A_PRCTL_ARG5, A_ARCH_PRCTL, A_ARCH_PRCTL_ADDR, A_RLIMIT_RES, A_RUSAGE_WHO, A_GRND,
 	A_FUTEX_OP, A_FUTEX_ARG, A_FUTEX_TIMEOUT, A_RSEQ_FLAGS,
 	A_CLOCKID, A_TIMER_FLAGS, A_TFD_FLAGS, A_TFD_TIMER_FLAGS, A_ITIMER_WHICH,
 	A_SIGHOW, A_SFD_FLAGS,
@@ -96,13 +96,14 @@ enum akind {
 	/* user memory */
 	A_STR, A_PATH, A_PATH_OUT, A_STRV, A_ENVP, A_BUF_IN, A_BUF_OUT, A_BUF_OUT_HEX, A_BUF_OUT_STR, A_IOV_IN, A_IOV_OUT,
 	A_FDS_OUT, A_INT_OUT, A_STAT_OUT, A_STATX_OUT, A_OPEN_HOW, A_UTIMES,
-	A_TIMESPEC_IN, A_TIMESPEC_OUT, A_TIMEVAL_IN, A_TIMEVAL_OUT, A_ITIMERSPEC_IN,
-	A_ITIMERSPEC_OUT, A_ITIMERVAL_IN, A_ITIMERVAL_OUT, A_TIME_OUT,
+	A_TIMESPEC_IN, A_TIMESPEC_INOUT, A_TIMESPEC_OUT, A_TIMEVAL_IN, A_TIMEVAL_INOUT,
+	A_TIMEVAL_OUT, A_FDSET_R, A_FDSET_W, A_FDSET_X, A_ITIMERSPEC_IN,
+	A_ITIMERSPEC_OUT, A_ITIMERVAL_IN, A_ITIMERVAL_OUT, A_TIME_OUT, A_RUSAGE_OUT,
 	A_SIGSET_IN, A_SIGSET_OUT, A_SIGACTION_IN, A_SIGACTION_OUT, A_STACK_IN, A_STACK_OUT,
 	A_WSTATUS, A_RLIMIT_IN, A_RLIMIT_OUT, A_UTSNAME, A_CPUSET_IN, A_CPUSET_OUT,
-	A_EPOLL_EVENT, A_EPOLL_EVENTS, A_POLLFDS, A_DIRENTS, A_SIGFRAME, A_SYSINFO, A_STATFS,
+	A_CLONE_ARGS, A_EPOLL_EVENT, A_EPOLL_EVENTS, A_POLLFDS, A_DIRENTS, A_SIGFRAME, A_SYSINFO, A_STATFS,
 	A_GROUPS_OUT,
-	A_SOCKADDR_IN, A_SOCKADDR_OUT, A_SOCKLEN_OUT, A_SOCKOPT_IN, A_SOCKOPT_OUT,
+	A_SOCKADDR_IN, A_SOCKADDR_OUT, A_SOCKLEN_OUT, A_MSGHDR_IN, A_MSGHDR_OUT, A_SOCKOPT_IN, A_SOCKOPT_OUT,
 	A_NR
 };
 
@@ -149,6 +150,9 @@ enum rkind {
 	R_POLL,			/* the revents of poll/ppoll */
 	R_TIME,			/* time(): the date too */
 	R_SIG,			/* a signal number */
+	R_PRCTL,		/* prctl: PR_GET_DUMPABLE's and PR_MCE_KILL_GET's names */
+	R_SELECT,		/* select: the ready sets and the time left (timeval) */
+	R_PSELECT,		/* pselect6: ... (timespec) */
 };
 
 /* A shown argument: which one, under which name (NULL: tracefs's). */
@@ -178,8 +182,12 @@ void put_oct(struct dbuf *b, unsigned int mode);		/* 0644 */
 void put_mode(struct dbuf *b, unsigned int mode);		/* S_IFREG|0644 */
 void put_dev(struct dbuf *b, __u64 dev);			/* makedev(0x1, 0x3) */
 void put_timespec(struct dbuf *b, const unsigned char *p);	/* {tv_sec=.., tv_nsec=..} */
+/* "1 (in [3], left {tv_sec=0, tv_usec=99})", "0 (Timeout)" */
+void put_select_ret(const struct dctx *c, struct dbuf *b, bool timespec);
+bool prctl_ret_name(struct dbuf *b, __u64 opt, long long ret);	/* 1 (SUID_DUMP_USER) */
 extern const struct xlat xl_open_access[], xl_open_flags[], xl_fd_flags[], xl_pollev[];
-extern const struct xlat xl_family[], xl_statx_mask[];
+extern const struct xlat xl_family[], xl_statx_mask[], xl_clone_flags[], xl_msg_flags[],
+	xl_sol[];
 #define K_SIGRTMIN 32
 #define K_NSIG 64
 enum { K_AF_UNIX = 1, K_AF_INET = 2, K_AF_INET6 = 10, K_AF_NETLINK = 16 };

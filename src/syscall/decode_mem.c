@@ -3,6 +3,7 @@
  * what each needs captured.  Without a usable chunk (not captured, could
  * not be read, or the call failed before filling it) an argument is its
  * address. */
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/stat.h>
@@ -190,16 +191,16 @@ static bool show_buf_out(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
-/* readv/writev: [{iov_base="...", iov_len=3}, ...] */
-static bool show_iov(struct dctx *c, int arg, const struct argkind *k)
+/* readv/writev, sendmsg/recvmsg: [{iov_base="...", iov_len=3}, ...],
+ * count elements */
+static bool put_iovs(struct dctx *c, int arg, bool out, __u64 count)
 {
-	bool out = k->cap == SC_CAP_IOV_OUT;
 	int bufcap = out ? SC_CAP_BUF_OUT : SC_CAP_BUF_IN;
 	size_t len, blen, shown = 0;
 	__u8 fl;
-	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 0, &len, &fl);
+	const unsigned char *p = dctx_data(c, arg, out ? SC_CAP_IOV_OUT : SC_CAP_IOV_IN, 0, 0,
+					   &len, &fl);
 	__u64 left = out ? (__u64)c->r->ret : ~0ULL;
-	__u64 count = dctx_arg(c, arg + 1);
 
 	if (!p && !count) {
 		/* nothing to copy */
@@ -242,6 +243,11 @@ static bool show_iov(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+static bool show_iov(struct dctx *c, int arg, const struct argkind *k)
+{
+	return put_iovs(c, arg, k->cap == SC_CAP_IOV_OUT, dctx_arg(c, arg + 1));
+}
+
 /* ---- structs ------------------------------------------------------------- */
 
 static __s64 get_s64(const unsigned char *p)
@@ -280,7 +286,10 @@ static __u16 get_u16(const unsigned char *p)
  * caller shows the address). */
 static const unsigned char *struct_of(struct dctx *c, int arg, const struct argkind *k)
 {
-	return dctx_data(c, arg, k->cap, 0, k->size, NULL, NULL);
+	/* read both ways: the argument is what was passed */
+	int cap = k->cap == SC_CAP_STRUCT_INOUT ? SC_CAP_STRUCT_IN : k->cap;
+
+	return dctx_data(c, arg, cap, 0, k->size, NULL, NULL);
 }
 
 #define STRUCT_OR_ADDR(p, c, arg, k)                                    \
@@ -392,6 +401,20 @@ static bool show_timeval(struct dctx *c, int arg, const struct argkind *k)
 
 	STRUCT_OR_ADDR(p, c, arg, k);
 	put_timeval(c->b, p);
+	return true;
+}
+
+/* struct rusage: its two times, the rest elided as strace does */
+static bool show_rusage(struct dctx *c, int arg, const struct argkind *k)
+{
+	const unsigned char *p;
+
+	STRUCT_OR_ADDR(p, c, arg, k);
+	dbuf_puts(c->b, "{ru_utime=");
+	put_timeval(c->b, p);
+	dbuf_puts(c->b, ", ru_stime=");
+	put_timeval(c->b, p + 16);
+	dbuf_puts(c->b, ", ...}");
 	return true;
 }
 
@@ -613,6 +636,119 @@ static bool show_cpuset(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
+/* select's fd_set as captured (nfds bytes, at least nfds bits): the
+ * descriptors below nfds it holds */
+static void put_fdset(struct dbuf *b, const unsigned char *p, size_t len, unsigned int nfds)
+{
+	bool first = true;
+
+	dbuf_putc(b, '[');
+	for (size_t i = 0; i < nfds && i < len * 8; i++) {
+		if (!(p[i / 8] & (1 << (i % 8))))
+			continue;
+		dbuf_printf(b, first ? "%zu" : " %zu", i);
+		first = false;
+	}
+	dbuf_putc(b, ']');
+}
+
+/* select, pselect6: a set as passed */
+static bool show_fdset(struct dctx *c, int arg, const struct argkind *k)
+{
+	size_t len;
+	const unsigned char *p = dctx_data(c, arg, SC_CAP_ARRAY_IN, 0, 0, &len, NULL);
+
+	if (!p)
+		return show_addr(c, arg);
+	put_fdset(c->b, p, len, (__u32)dctx_arg(c, 0));
+	return true;
+}
+
+void put_select_ret(const struct dctx *c, struct dbuf *b, bool timespec)
+{
+	static const char *const names[] = { "in", "out", "except" };
+	const unsigned char *p;
+	bool any = false;
+	size_t len;
+
+	if (!c->r->ret) {
+		dbuf_puts(b, "0 (Timeout)");
+		return;
+	}
+	dbuf_printf(b, "%lld (", (long long)c->r->ret);
+	for (int i = 1; i <= 3; i++) {
+		struct dbuf set = { 0 };
+
+		p = c->r->args[i] ? dctx_data(c, i, SC_CAP_ARRAY_OUT, 0, 0, &len, NULL) : NULL;
+		if (!p)
+			continue;
+		put_fdset(&set, p, len, (__u32)c->r->args[0]);
+		if (set.s && strcmp(set.s, "[]")) {
+			dbuf_printf(b, "%s%s %s", any ? ", " : "", names[i - 1], set.s);
+			any = true;
+		}
+		free(set.s);
+	}
+	p = c->r->args[4] ? dctx_data(c, 4, SC_CAP_STRUCT_OUT, 0, 16, NULL, NULL) : NULL;
+	if (p) {
+		dbuf_puts(b, any ? ", left " : "left ");
+		if (timespec)
+			put_timespec(b, p);
+		else
+			put_timeval(b, p);
+	}
+	dbuf_putc(b, ')');
+}
+
+/* clone3's struct clone_args, the fields strace shows for its flags;
+ * the parent's tid written by CLONE_PARENT_SETTID is the child's, ret
+ * (the pidfd written by CLONE_PIDFD is not known here) */
+static bool show_clone_args(struct dctx *c, int arg, const struct argkind *k)
+{
+	size_t len, size = dctx_arg(c, arg + 1);
+	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 64, &len, NULL);
+	__u64 fl, cgroup;
+
+	if (!p)
+		return show_addr(c, arg);
+	fl = get_u64(p);
+	dbuf_puts(c->b, "{flags=");
+	xlat_flags(c->b, xl_clone_flags, fl);
+	if (fl & 0x1000)			/* CLONE_PIDFD */
+		dbuf_printf(c->b, ", pidfd=%#llx", (unsigned long long)get_u64(p + 8));
+	if (fl & (0x1000000 | 0x200000)) {	/* CLONE_CHILD_SETTID, _CLEARTID */
+		dbuf_puts(c->b, ", child_tid=");
+		dbuf_ptr(c->b, get_u64(p + 16));
+	}
+	if (fl & 0x100000) {			/* CLONE_PARENT_SETTID */
+		dbuf_puts(c->b, ", parent_tid=");
+		dbuf_ptr(c->b, get_u64(p + 24));
+	}
+	dbuf_puts(c->b, ", exit_signal=");
+	if (get_u64(p + 32))
+		show_signal(c->b, get_u64(p + 32));
+	else
+		dbuf_putc(c->b, '0');
+	dbuf_puts(c->b, ", stack=");
+	dbuf_ptr(c->b, get_u64(p + 40));
+	dbuf_printf(c->b, get_u64(p + 48) ? ", stack_size=%#llx" : ", stack_size=%llu",
+		    (unsigned long long)get_u64(p + 48));
+	if (fl & 0x80000)			/* CLONE_SETTLS */
+		dbuf_printf(c->b, ", tls=%#llx", (unsigned long long)get_u64(p + 56));
+	if (len >= 80 && size >= 80 && (get_u64(p + 64) || get_u64(p + 72))) {
+		dbuf_puts(c->b, ", set_tid=");
+		dbuf_ptr(c->b, get_u64(p + 64));
+		dbuf_printf(c->b, ", set_tid_size=%llu", (unsigned long long)get_u64(p + 72));
+	}
+	cgroup = len >= 88 && size >= 88 ? get_u64(p + 80) : 0;
+	if (cgroup || (size >= 88 && (fl & 0x200000000ULL)))	/* CLONE_INTO_CGROUP */
+		dbuf_printf(c->b, ", cgroup=%llu", (unsigned long long)cgroup);
+	dbuf_putc(c->b, '}');
+	if (c->done && !c->failed && c->r->ret > 0 && (fl & 0x100000))
+		dbuf_printf(c->b, " => {parent_tid=[%lld]}", (long long)c->r->ret);
+	return true;
+}
+
 /* struct epoll_event, packed on x86_64: events, then 8 bytes of data */
 static void put_epoll_event(struct dbuf *b, const unsigned char *p)
 {
@@ -633,42 +769,47 @@ static bool show_epoll_event(struct dctx *c, int arg, const struct argkind *k)
 	return true;
 }
 
-/* epoll_wait's events: ret of them were filled */
+/* epoll_wait's events: ret of them were filled; strace shows at most
+ * -s of them */
 static bool show_epoll_events(struct dctx *c, int arg, const struct argkind *k)
 {
-	size_t len, n = c->r->ret;
-	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 0, &len, NULL);
+	size_t len, n = c->r->ret, shown = 0;
+	const unsigned char *p = dctx_data(c, arg, SC_CAP_ARRAY_OUT, 0, 0, &len, NULL);
 
 	if (!p)
 		return show_addr(c, arg);
 	dbuf_putc(c->b, '[');
-	for (size_t i = 0; i < n && (i + 1) * 12 <= len; i++) {
-		if (i)
+	for (; shown < n && shown < (size_t)c->strsize && (shown + 1) * 12 <= len; shown++) {
+		if (shown)
 			dbuf_puts(c->b, ", ");
-		put_epoll_event(c->b, p + i * 12);
+		put_epoll_event(c->b, p + shown * 12);
 	}
-	if (n > len / 12)
-		dbuf_puts(c->b, len >= 12 ? ", ..." : "...");
+	if (n > shown)
+		dbuf_puts(c->b, shown ? ", ..." : "...");
 	dbuf_putc(c->b, ']');
 	return true;
 }
 
-/* poll's array as read at exit: fd and events (revents go with ret) */
+/* poll's array as it was at entry (else as read at exit): fd and events,
+ * at most -s of them (revents go with ret) */
 static bool show_pollfds(struct dctx *c, int arg, const struct argkind *k)
 {
-	size_t len, n = dctx_arg(c, arg + 1);
-	const unsigned char *p = dctx_data(c, arg, k->cap, 0, 0, &len, NULL);
+	size_t len, n = (__u32)dctx_arg(c, arg + 1), shown = 0;
+	const unsigned char *p = dctx_data(c, arg, SC_CAP_ARRAY_IN, 0, 0, &len, NULL);
 
+	if (!p && c->done && !c->failed)
+		p = dctx_data(c, arg, SC_CAP_ARRAY_OUT, 0, 0, &len, NULL);
 	if (!p)
 		return show_addr(c, arg);
 	dbuf_putc(c->b, '[');
-	for (size_t i = 0; i < n && (i + 1) * 8 <= len; i++) {
-		dbuf_printf(c->b, "%s{fd=%d, events=", i ? ", " : "", (int)get_u32(p + i * 8));
-		xlat_flags(c->b, xl_pollev, get_u16(p + i * 8 + 4));
+	for (; shown < n && shown < (size_t)c->strsize && (shown + 1) * 8 <= len; shown++) {
+		dbuf_printf(c->b, "%s{fd=%d, events=", shown ? ", " : "",
+			    (int)get_u32(p + shown * 8));
+		xlat_flags(c->b, xl_pollev, get_u16(p + shown * 8 + 4));
 		dbuf_putc(c->b, '}');
 	}
-	if (n > len / 8)
-		dbuf_puts(c->b, len >= 8 ? ", ..." : "...");
+	if (n > shown)
+		dbuf_puts(c->b, shown ? ", ..." : "...");
 	dbuf_putc(c->b, ']');
 	return true;
 }
@@ -720,6 +861,93 @@ static bool show_sockaddr_in(struct dctx *c, int arg, const struct argkind *k)
 	if (!p)
 		return show_addr(c, arg);
 	put_sockaddr(c->b, p, addrlen < len ? addrlen : len);
+	return true;
+}
+
+/* Control messages: SCM_RIGHTS's descriptors, SCM_CREDENTIALS's
+ * {pid, uid, gid}; others without their data */
+static void put_cmsgs(struct dbuf *b, const unsigned char *p, size_t len, bool more)
+{
+	size_t off = 0;
+
+	dbuf_putc(b, '[');
+	while (off + 16 <= len) {
+		__u64 clen = get_u64(p + off);
+		int level = get_u32(p + off + 8), type = get_u32(p + off + 12);
+		size_t dlen = clen > 16 ? clen - 16 : 0;
+		const unsigned char *d = p + off + 16;
+
+		if (clen < 16)
+			break;
+		if (dlen > len - off - 16)
+			dlen = len - off - 16;
+		dbuf_printf(b, "%s{cmsg_len=%llu, cmsg_level=", off ? ", " : "",
+			    (unsigned long long)clen);
+		xlat_enum(b, xl_sol, level, true);
+		if (level == 1 && type == 1) {		/* SOL_SOCKET, SCM_RIGHTS */
+			dbuf_puts(b, ", cmsg_type=SCM_RIGHTS, cmsg_data=[");
+			for (size_t i = 0; (i + 1) * 4 <= dlen; i++)
+				dbuf_printf(b, i ? ", %d" : "%d", (int)get_u32(d + i * 4));
+			dbuf_puts(b, "]}");
+		} else if (level == 1 && type == 2 && dlen >= 12) {	/* SCM_CREDENTIALS */
+			dbuf_printf(b, ", cmsg_type=SCM_CREDENTIALS, cmsg_data={pid=%d, uid=%u, gid=%u}}",
+				    (int)get_u32(d), get_u32(d + 4), get_u32(d + 8));
+		} else {
+			dbuf_printf(b, ", cmsg_type=%#x}", type);
+		}
+		off += (clen + 7) & ~7ULL;
+	}
+	if (more || off < len)
+		dbuf_puts(b, off ? ", ..." : "...");
+	dbuf_putc(b, ']');
+}
+
+/* sendmsg (as passed), recvmsg (as filled: before that, or when it
+ * failed, only the name's room) */
+static bool show_msghdr(struct dctx *c, int arg, const struct argkind *k)
+{
+	bool out = k->cap == SC_CAP_MSGHDR_OUT;
+	int scap = out ? SC_CAP_STRUCT_OUT : SC_CAP_STRUCT_IN;
+	const unsigned char *p, *name;
+	struct sc_msghdr m;
+	size_t len;
+
+	if (out && (!c->done || c->failed)) {
+		p = dctx_data(c, arg, SC_CAP_STRUCT_IN, 0, sizeof(m), NULL, NULL);
+		if (!p)
+			return show_addr(c, arg);
+		memcpy(&m, p, sizeof(m));
+		dbuf_printf(c->b, "{msg_namelen=%u}", m.namelen);
+		return true;
+	}
+	p = dctx_data(c, arg, scap, 0, sizeof(m), NULL, NULL);
+	if (!p)
+		return show_addr(c, arg);
+	memcpy(&m, p, sizeof(m));
+	dbuf_puts(c->b, "{msg_name=");
+	name = m.name ? dctx_data(c, arg, scap, 1, 2, &len, NULL) : NULL;
+	if (name)
+		put_sockaddr(c->b, name, m.namelen < len ? m.namelen : len);
+	else
+		dbuf_ptr(c->b, m.name);
+	dbuf_printf(c->b, ", msg_namelen=%u, msg_iov=", m.namelen);
+	if (!m.iov || !put_iovs(c, arg, out, m.iovlen))
+		dbuf_ptr(c->b, m.iov);
+	dbuf_printf(c->b, ", msg_iovlen=%llu", (unsigned long long)m.iovlen);
+	if (m.controllen) {
+		__u8 fl;
+		const unsigned char *cm = m.control ?
+			dctx_data(c, arg, scap, 2, 0, &len, &fl) : NULL;
+
+		dbuf_puts(c->b, ", msg_control=");
+		if (cm)
+			put_cmsgs(c->b, cm, len, fl & SC_CHUNK_TRUNC);
+		else
+			dbuf_ptr(c->b, m.control);
+	}
+	dbuf_printf(c->b, ", msg_controllen=%llu, msg_flags=", (unsigned long long)m.controllen);
+	xlat_flags(c->b, xl_msg_flags, m.flags);
+	dbuf_putc(c->b, '}');
 	return true;
 }
 
@@ -909,6 +1137,13 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	M(A_OPEN_HOW) = MEM(show_open_how, SC_CAP_STRUCT_IN, 0, 24, K_PTR),
 	M(A_UTIMES) = MEM(show_utimes, SC_CAP_STRUCT_IN, 0, 32, K_PTR),
 	M(A_TIMESPEC_IN) = MEM(show_timespec, SC_CAP_STRUCT_IN, 0, 16, K_PTR),
+	/* select, pselect6: nfds (the first argument) counts the bits */
+	M(A_FDSET_R) = MEM(show_fdset, SC_CAP_ARRAY_INOUT, -1, 1, K_PTR),
+	M(A_FDSET_W) = MEM(show_fdset, SC_CAP_ARRAY_INOUT, -2, 1, K_PTR),
+	M(A_FDSET_X) = MEM(show_fdset, SC_CAP_ARRAY_INOUT, -3, 1, K_PTR),
+	M(A_TIMEVAL_INOUT) = MEM(show_timeval, SC_CAP_STRUCT_INOUT, 0, 16, K_PTR),
+	/* ppoll, pselect6: the time left is written back */
+	M(A_TIMESPEC_INOUT) = MEM(show_timespec, SC_CAP_STRUCT_INOUT, 0, 16, K_PTR),
 	M(A_TIMESPEC_OUT) = MEM(show_timespec, SC_CAP_STRUCT_OUT, 0, 16, K_PTR | K_OUT),
 	M(A_TIMEVAL_IN) = MEM(show_timeval, SC_CAP_STRUCT_IN, 0, 16, K_PTR),
 	M(A_TIMEVAL_OUT) = MEM(show_timeval, SC_CAP_STRUCT_OUT, 0, 16, K_PTR | K_OUT),
@@ -916,6 +1151,7 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	M(A_ITIMERSPEC_OUT) = MEM(show_itimerspec, SC_CAP_STRUCT_OUT, 0, 32, K_PTR | K_OUT),
 	M(A_ITIMERVAL_IN) = MEM(show_itimerval, SC_CAP_STRUCT_IN, 0, 32, K_PTR),
 	M(A_ITIMERVAL_OUT) = MEM(show_itimerval, SC_CAP_STRUCT_OUT, 0, 32, K_PTR | K_OUT),
+	M(A_RUSAGE_OUT) = MEM(show_rusage, SC_CAP_STRUCT_OUT, 0, 32, K_PTR | K_OUT),
 	M(A_TIME_OUT) = MEM(show_time_out, SC_CAP_STRUCT_OUT, 0, 8, K_PTR | K_OUT),
 	M(A_SIGSET_IN) = MEM(show_sigset, SC_CAP_STRUCT_IN, 0, 8, K_PTR),
 	M(A_SIGSET_OUT) = MEM(show_sigset, SC_CAP_STRUCT_OUT, 0, 8, K_PTR | K_OUT),
@@ -930,10 +1166,11 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	/* the mask's size is the argument before it */
 	M(A_CPUSET_IN) = MEM(show_cpuset, SC_CAP_BUF_IN, -1, 128, K_PTR),
 	M(A_CPUSET_OUT) = MEM(show_cpuset, SC_CAP_BUF_OUT, -1, 128, K_PTR | K_OUT),
+	M(A_CLONE_ARGS) = MEM(show_clone_args, SC_CAP_STRUCT_IN, 0, 88, K_PTR),
 	M(A_EPOLL_EVENT) = MEM(show_epoll_event, SC_CAP_STRUCT_IN, 0, 12, K_PTR),
-	/* arrays read whole at a fixed size: the first 8 elements */
-	M(A_EPOLL_EVENTS) = MEM(show_epoll_events, SC_CAP_STRUCT_OUT, 0, 96, K_PTR | K_OUT),
-	M(A_POLLFDS) = MEM(show_pollfds, SC_CAP_STRUCT_OUT, 0, 64, K_PTR | K_OUT),
+	/* arrays of elements counted by an argument: `size` is an element's */
+	M(A_EPOLL_EVENTS) = MEM(show_epoll_events, SC_CAP_ARRAY_OUT, 1, 12, K_PTR | K_OUT),
+	M(A_POLLFDS) = MEM(show_pollfds, SC_CAP_ARRAY_INOUT, 1, 8, K_PTR),
 	M(A_DIRENTS) = MEM(show_dirents, SC_CAP_DIRENTS, 0, 0, K_PTR | K_OUT),
 	/* the mask in the frame: after pretcode, uc_flags, uc_link, uc_stack
 	 * and uc_mcontext (x86_64), the return address popped */
@@ -946,6 +1183,8 @@ const struct argkind mem_kinds[A_NR - A_STR] = {
 	M(A_SOCKADDR_IN) = MEM(show_sockaddr_in, SC_CAP_BUF_IN, 1, 128, K_PTR),
 	M(A_SOCKADDR_OUT) = MEM(show_sockaddr_out, SC_CAP_STRUCT_OUT, 0, 128, K_PTR | K_OUT),
 	M(A_SOCKLEN_OUT) = MEM(show_socklen_out, SC_CAP_STRUCT_OUT, 0, 4, K_PTR | K_OUT),
+	M(A_MSGHDR_IN) = MEM(show_msghdr, SC_CAP_MSGHDR_IN, 0, 0, K_PTR),
+	M(A_MSGHDR_OUT) = MEM(show_msghdr, SC_CAP_MSGHDR_OUT, 0, 0, K_PTR),
 	M(A_SOCKOPT_IN) = MEM(show_sockopt_in, SC_CAP_BUF_IN, 1, 0, K_PTR),
 	M(A_SOCKOPT_OUT) = MEM(show_sockopt_out, SC_CAP_STRUCT_OUT, 0, 4, K_PTR | K_OUT),
 };

@@ -407,7 +407,7 @@ TEST(sysdecode_fcntl)
 	CHECK_STR(text("ioctl"),
 		  "ioctl(3, TCGETS, 0x7ffd0000) = -1 ENOTTY (Inappropriate ioctl for device)");
 	CALL(0, 3, 0xc0de1234, 0);
-	CHECK_STR(text("ioctl"), "ioctl(3, 0xc0de1234, 0) = 0");
+	CHECK_STR(text("ioctl"), "ioctl(3, _IOC(_IOC_READ|_IOC_WRITE, 0x12, 0x34, 0xde), 0) = 0");
 }
 
 TEST(sysdecode_stat)
@@ -602,7 +602,8 @@ TEST(sysdecode_errors)
 	CHECK_STR(text("nanosleep"),
 		  "nanosleep(0x7ffd0000, NULL) = ? ERESTART_RESTARTBLOCK (Interrupted by signal)");
 	CALL(-515, 3, 0x1234, 0);
-	CHECK_STR(text("ioctl"), "ioctl(3, 0x1234, 0) = -1 ENOIOCTLCMD (No ioctl command)");
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, _IOC(_IOC_NONE, 0x12, 0x34, 0), 0) = -1 ENOIOCTLCMD (No ioctl command)");
 	CALL(-600, 3);
 	CHECK_STR(text("close"), "close(3) = -1 600 (Unknown error 600)");
 	CALL(-4095, 3);
@@ -817,14 +818,87 @@ TEST(sysdecode_process)
 		  "FUTEX_BITSET_MATCH_ANY) = 1");
 	CALL(0, 0x7fff65e9ff0c, 0x81, 1, 0, 0, 0);
 	CHECK_STR(text("futex"), "futex(0x7fff65e9ff0c, FUTEX_WAKE_PRIVATE, 1) = 0");
+	CALL(0, 0x7ffd0000, 0x85, 1, 1, 0x7ffd0004, 0x4000001);
+	CHECK_STR(text("futex"),
+		  "futex(0x7ffd0000, FUTEX_WAKE_OP_PRIVATE, 1, 1, 0x7ffd0004, "
+		  "FUTEX_OP_SET<<28|0<<12|FUTEX_OP_CMP_GT<<24|0x1) = 0");
+	CALL(0, 0x7ffd0000, 5, 1, 1, 0x7ffd0004, 0x90003000);
+	CHECK_STR(text("futex"),
+		  "futex(0x7ffd0000, FUTEX_WAKE_OP, 1, 1, 0x7ffd0004, "
+		  "FUTEX_OP_OPARG_SHIFT<<28|FUTEX_OP_ADD<<28|0x3<<12|FUTEX_OP_CMP_EQ<<24|0) = 0");
+	CALL(-38, 0x7ffd0000, 77, 1, 2, 3, 4);
+	CHECK_STR(text("futex"),
+		  "futex(0x7ffd0000, 0x4d /* FUTEX_??? */, 1, 0x2, 0x3, 0x4) = -1 ENOSYS "
+		  "(Function not implemented)");
+
+}
+
+/* strace 6.1's lines for the same calls (tests one option each) */
+TEST(sysdecode_prctl)
+{
+	char name[16] = "worker-1", longname[16] = "0123456789abcdef";
+	int sig = 9;
+	__u64 tidaddr = 0x7f85edf99a10;
 
 	CALL(0, 15, 0x7ffd0000, 0, 0, 0);
-	str_chunk(1, "worker");
-	CHECK_STR(text("prctl"), "prctl(PR_SET_NAME, \"worker\") = 0");
-	CALL(1, 3, 0, 0, 0, 0);
-	CHECK_STR(text("prctl"), "prctl(PR_GET_DUMPABLE) = 1");
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, name, 16);
+	CHECK_STR(text("prctl"), "prctl(PR_SET_NAME, \"worker-1\") = 0");
+	/* no NUL in TASK_COMM_LEN bytes: 15 of them, cut */
+	CALL(0, 15, 0x7ffd0000, 0, 0, 0);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, longname, 16);
+	CHECK_STR(text("prctl"), "prctl(PR_SET_NAME, \"0123456789abcde\"...) = 0");
+	CALL(0, 16, 0x7ffd0000, 0, 0, 0);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, longname, 16);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, name, 16);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_NAME, \"worker-1\") = 0");
+	CALL(-14, 16, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_NAME, NULL) = -1 EFAULT (Bad address)");
+	CALL(0, 2, 0x7ffd0000, 0, 0, 0);
+	memcpy(name, &sig, 4);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, name, 16);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_PDEATHSIG, [9]) = 0");
+	CALL(0, 40, 0x7ffd0000, 0, 0, 0);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &tidaddr, 8);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_TID_ADDRESS, [0x7f85edf99a10]) = 0");
+	CALL(0, 1, 9, 0x55, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_SET_PDEATHSIG, SIGKILL) = 0");
+	CALL(1, 3, 0x7f00, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_DUMPABLE) = 1 (SUID_DUMP_USER)");
+	CALL(0, 4, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_SET_DUMPABLE, SUID_DUMP_DISABLE) = 0");
 	CALL(0, 38, 1, 0, 0, 0);
 	CHECK_STR(text("prctl"), "prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) = 0");
+	CALL(0, 39, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) = 0");
+	CALL(1, 23, 21, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN) = 1");
+	CALL(-22, 24, 99, 0, 0, 0);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_CAPBSET_DROP, 0x63 /* CAP_??? */) = -1 EINVAL (Invalid argument)");
+	CALL(0, 47, 1, 21, 0, 0);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_SYS_ADMIN, 0, 0) = 0");
+	CALL(0, 33, 1, 1, 0, 0);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_EARLY, 0, 0) = 0");
+	CALL(1, 34, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_MCE_KILL_GET, 0, 0, 0, 0) = 1 (PR_MCE_KILL_EARLY)");
+	CALL(-1, 35, 1, 0, 0, 0);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_SET_MM, PR_SET_MM_START_CODE, 0, 0, 0) = -1 EPERM (Operation not permitted)");
+	CALL(-22, 0x59616d61, -1, 0, 0, 0);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY) = -1 EINVAL (Invalid argument)");
+	CALL(-22, 12345, 1, 2, 3, 4);
+	CHECK_STR(text("prctl"),
+		  "prctl(0x3039 /* PR_??? */, 0x1, 0x2, 0x3, 0x4) = -1 EINVAL (Invalid argument)");
+	CALL(50000, 30, 0, 0, 0, 0);
+	CHECK_STR(text("prctl"), "prctl(PR_GET_TIMERSLACK) = 50000");
+	CALL(-22, 0x53564d41, 0, 0x1000, 4096, 0x5000);
+	chunk(4, SC_CAP_STR, 0, 0, "x", 1);
+	CHECK_STR(text("prctl"),
+		  "prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x1000, 4096, \"x\") = -1 EINVAL "
+		  "(Invalid argument)");
 }
 
 TEST(sysdecode_misc_structs)
@@ -862,12 +936,11 @@ TEST(sysdecode_misc_structs)
 	CHECK_STR(text("readlink"), "readlink(\"/tmp/l\", \"/etc/hostname\", 4096) = 13");
 }
 
-TEST(sysdecode_poll_epoll)
+TEST(sysdecode_epoll)
 {
 	unsigned char ev[12], evs[24];
 	unsigned int e = 0x80000001;
 	unsigned long long data = 12;
-	struct { int fd; short events, revents; } pfd[2] = { { 12, 1, 1 }, { 13, 4, 0 } };
 
 	memcpy(ev, &e, 4);
 	memcpy(ev + 4, &data, 8);
@@ -875,23 +948,373 @@ TEST(sysdecode_poll_epoll)
 	chunk(3, SC_CAP_STRUCT_IN, 0, 0, ev, 12);
 	CHECK_STR(text("epoll_ctl"),
 		  "epoll_ctl(17, EPOLL_CTL_ADD, 12, {events=EPOLLIN|EPOLLET, data={u32=12, u64=12}}) = 0");
+	CALL(0, 7, 2, 6, 0);
+	CHECK_STR(text("epoll_ctl"), "epoll_ctl(7, EPOLL_CTL_DEL, 6, NULL) = 0");
 	e = 1;
 	memcpy(evs, &e, 4);
 	memcpy(evs + 4, &data, 8);
-	memset(evs + 12, 0xee, 12);
-	CALL(1, 17, 0x7ffd0000, 4, 0);
-	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, evs, sizeof(evs));
+	e = 4;
+	data = 6;
+	memcpy(evs + 12, &e, 4);
+	memcpy(evs + 16, &data, 8);
+	CALL(2, 7, 0x7ffd0000, 8, -1);
+	chunk(1, SC_CAP_ARRAY_OUT, 0, 0, evs, sizeof(evs));
 	CHECK_STR(text("epoll_wait"),
-		  "epoll_wait(17, [{events=EPOLLIN, data={u32=12, u64=12}}], 4, 0) = 1");
+		  "epoll_wait(7, [{events=EPOLLIN, data={u32=12, u64=12}}, "
+		  "{events=EPOLLOUT, data={u32=6, u64=6}}], 8, -1) = 2");
+	CALL(2, 7, 0x7ffd0000, 8, 0, 0, 8);
+	chunk(1, SC_CAP_ARRAY_OUT, 0, 0, evs, sizeof(evs));
+	CHECK_STR(text("epoll_pwait"),
+		  "epoll_pwait(7, [{events=EPOLLIN, data={u32=12, u64=12}}, "
+		  "{events=EPOLLOUT, data={u32=6, u64=6}}], 8, 0, NULL, 8) = 2");
+	/* failed: the events' address */
+	CALL(-4, 7, 0x7ffd0000, 8, -1);
+	CHECK_STR(text("epoll_wait"),
+		  "epoll_wait(7, 0x7ffd0000, 8, -1) = -1 EINTR (Interrupted system call)");
+}
 
-	CALL(1, 0x7ffd0000, 2, 100);
-	chunk(0, SC_CAP_STRUCT_OUT, 0, 0, pfd, sizeof(pfd));
+TEST(sysdecode_poll)
+{
+	struct { int fd; short events, revents; } pfd[3] = {
+		{ 3, 1, 0 }, { 6, 4, 0 }, { 5, 3, 0 }
+	}, big[40];
+	char want[4096];
+	size_t n;
+
+	/* the array at entry, then with revents at exit */
+	CALL(2, 0x7ffd0000, 3, 1000);
+	chunk(0, SC_CAP_ARRAY_IN, 0, 0, pfd, sizeof(pfd));
+	pfd[0].revents = 1;
+	pfd[1].revents = 4;
+	chunk(0, SC_CAP_ARRAY_OUT, 0, 0, pfd, sizeof(pfd));
 	CHECK_STR(text("poll"),
-		  "poll([{fd=12, events=POLLIN}, {fd=13, events=POLLOUT}], 2, 100) = 1 "
-		  "([{fd=12, revents=POLLIN}])");
+		  "poll([{fd=3, events=POLLIN}, {fd=6, events=POLLOUT}, {fd=5, events=POLLIN|POLLPRI}], "
+		  "3, 1000) = 2 ([{fd=3, revents=POLLIN}, {fd=6, revents=POLLOUT}])");
 	CALL(0, 0x7ffd0000, 0, 1);
-	chunk(0, SC_CAP_STRUCT_OUT, 0, 0, pfd, 0);
+	chunk(0, SC_CAP_ARRAY_IN, 0, 0, pfd, 0);
 	CHECK_STR(text("poll"), "poll([], 0, 1) = 0 (Timeout)");
+	/* interrupted: the array all the same */
+	CALL(-514, 0x7ffd0000, 1, -1);
+	chunk(0, SC_CAP_ARRAY_IN, 0, 0, pfd, 8);
+	CHECK_STR(text("poll"), "poll([{fd=3, events=POLLIN}], 1, -1) = ? ERESTARTNOHAND "
+		  "(To be restarted if no handler)");
+
+	/* 40 fds: strace shows 32 (-s) of each, then "..." */
+	for (int i = 0; i < 40; i++)
+		big[i] = (typeof(big[0])){ 3, 1, 1 };
+	CALL(40, 0x7ffd0000, 40, 0);
+	chunk(0, SC_CAP_ARRAY_IN, 0, 0, big, sizeof(big));
+	chunk(0, SC_CAP_ARRAY_OUT, 0, 0, big, sizeof(big));
+	n = snprintf(want, sizeof(want), "poll([");
+	for (int i = 0; i < 32; i++)
+		n += snprintf(want + n, sizeof(want) - n, "{fd=3, events=POLLIN}, ");
+	n += snprintf(want + n, sizeof(want) - n, "...], 40, 0) = 40 ([");
+	for (int i = 0; i < 32; i++)
+		n += snprintf(want + n, sizeof(want) - n, "{fd=3, revents=POLLIN}, ");
+	snprintf(want + n, sizeof(want) - n, "...])");
+	CHECK_STR(text("poll"), want);
+
+	/* ppoll: the time left */
+	{
+		long long ts[2] = { 0, 1000 }, left[2] = { 0, 99 };
+
+		pfd[2].revents = 0;
+		CALL(2, 0x7ffd0000, 2, 0x7ffd1000, 0, 8);
+		chunk(0, SC_CAP_ARRAY_IN, 0, 0, pfd, 16);
+		chunk(2, SC_CAP_STRUCT_IN, 0, 0, ts, 16);
+		chunk(0, SC_CAP_ARRAY_OUT, 0, 0, pfd, 16);
+		chunk(2, SC_CAP_STRUCT_OUT, 0, 0, left, 16);
+		CHECK_STR(text("ppoll"),
+			  "ppoll([{fd=3, events=POLLIN}, {fd=6, events=POLLOUT}], 2, {tv_sec=0, "
+			  "tv_nsec=1000}, NULL, 8) = 2 ([{fd=3, revents=POLLIN}, {fd=6, revents=POLLOUT}], "
+			  "left {tv_sec=0, tv_nsec=99})");
+		CALL(0, 0x7ffd0000, 1, 0x7ffd1000, 0, 8);
+		chunk(0, SC_CAP_ARRAY_IN, 0, 0, pfd, 8);
+		chunk(2, SC_CAP_STRUCT_IN, 0, 0, ts, 16);
+		chunk(2, SC_CAP_STRUCT_OUT, 0, 0, left, 16);
+		CHECK_STR(text("ppoll"),
+			  "ppoll([{fd=3, events=POLLIN}], 1, {tv_sec=0, tv_nsec=1000}, NULL, 8) = 0 (Timeout)");
+	}
+
+	/* more than SC_ARRAY_MAX: what was captured, then "..." */
+	strsize = 100;
+	CALL(0, 0x7ffd0000, 100, 0);
+	chunk(0, SC_CAP_ARRAY_IN, 0, SC_CHUNK_TRUNC, big, 8);
+	CHECK_STR(text("poll"), "poll([{fd=3, events=POLLIN}, ...], 100, 0) = 0 (Timeout)");
+	strsize = 32;
+}
+
+TEST(sysdecode_select)
+{
+	unsigned char r[5] = { 0x09 }, w[5] = { 0x10 }, rout[5] = { 0 }, none[5] = { 0 };
+	long long tv[2] = { 0, 5000 }, left[2] = { 0, 4997 }, ts[2] = { 1, 0 }, tsl[2] = { 0, 999992366 };
+
+	CALL(1, 5, 0x7ffd0000, 0x7ffd0100, 0, 0x7ffd0200);
+	chunk(1, SC_CAP_ARRAY_IN, 0, 0, r, 5);
+	chunk(2, SC_CAP_ARRAY_IN, 0, 0, w, 5);
+	chunk(4, SC_CAP_STRUCT_IN, 0, 0, tv, 16);
+	chunk(1, SC_CAP_ARRAY_OUT, 0, 0, rout, 5);
+	chunk(2, SC_CAP_ARRAY_OUT, 0, 0, w, 5);
+	chunk(4, SC_CAP_STRUCT_OUT, 0, 0, left, 16);
+	CHECK_STR(text("select"),
+		  "select(5, [0 3], [4], NULL, {tv_sec=0, tv_usec=5000}) = 1 "
+		  "(out [4], left {tv_sec=0, tv_usec=4997})");
+	CALL(0, 4, 0x7ffd0000, 0, 0, 0x7ffd0200);
+	chunk(1, SC_CAP_ARRAY_IN, 0, 0, r, 4);
+	chunk(4, SC_CAP_STRUCT_IN, 0, 0, left, 16);
+	CHECK_STR(text("select"), "select(4, [0 3], NULL, NULL, {tv_sec=0, tv_usec=4997}) = 0 (Timeout)");
+	CALL(-514, 4, 0x7ffd0000, 0, 0, 0);
+	chunk(1, SC_CAP_ARRAY_IN, 0, 0, none, 4);
+	CHECK_STR(text("select"),
+		  "select(4, [], NULL, NULL, NULL) = ? ERESTARTNOHAND (To be restarted if no handler)");
+
+	CALL(3, 5, 0x7ffd0000, 0x7ffd0100, 0, 0x7ffd0200, 0);
+	chunk(1, SC_CAP_ARRAY_IN, 0, 0, r, 5);
+	chunk(2, SC_CAP_ARRAY_IN, 0, 0, w, 5);
+	chunk(4, SC_CAP_STRUCT_IN, 0, 0, ts, 16);
+	chunk(1, SC_CAP_ARRAY_OUT, 0, 0, r, 5);
+	chunk(2, SC_CAP_ARRAY_OUT, 0, 0, w, 5);
+	chunk(4, SC_CAP_STRUCT_OUT, 0, 0, tsl, 16);
+	CHECK_STR(text("pselect6"),
+		  "pselect6(5, [0 3], [4], NULL, {tv_sec=1, tv_nsec=0}, NULL) = 3 "
+		  "(in [0 3], out [4], left {tv_sec=0, tv_nsec=999992366})");
+	memset(ts, 0, sizeof(ts));
+	CALL(0, 0, 0, 0, 0, 0x7ffd0200, 0);
+	chunk(4, SC_CAP_STRUCT_IN, 0, 0, ts, 16);
+	chunk(4, SC_CAP_STRUCT_OUT, 0, 0, ts, 16);
+	CHECK_STR(text("pselect6"),
+		  "pselect6(0, NULL, NULL, NULL, {tv_sec=0, tv_nsec=0}, NULL) = 0 (Timeout)");
+}
+
+TEST(sysdecode_rusage)
+{
+	long long ru[4] = { 0, 14331, 0, 0 };
+	int st = 0;
+
+	CALL(0, 0, 0x7ffd0000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, ru, 32);
+	CHECK_STR(text("getrusage"),
+		  "getrusage(RUSAGE_SELF, {ru_utime={tv_sec=0, tv_usec=14331}, "
+		  "ru_stime={tv_sec=0, tv_usec=0}, ...}) = 0");
+	CALL(21405, -1, 0x7ffd0100, 0, 0x7ffd0000);
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &st, 4);
+	chunk(3, SC_CAP_STRUCT_OUT, 0, 0, ru, 32);
+	CHECK_STR(text("wait4"),
+		  "wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, {ru_utime={tv_sec=0, "
+		  "tv_usec=14331}, ru_stime={tv_sec=0, tv_usec=0}, ...}) = 21405");
+	CALL(-10, -1, 0, 0, 0x7ffd0000);
+	CHECK_STR(text("wait4"), "wait4(-1, NULL, 0, 0x7ffd0000) = -1 ECHILD (No child processes)");
+}
+
+TEST(sysdecode_msghdr)
+{
+	unsigned char in4[16] = { 2, 0, 0, 9, 127, 0, 0, 1 };
+	struct sc_iovec iov[2] = { { 0x1000, 5 }, { 0x2000, 6 } }, riov = { 0x3000, 64 };
+	struct sc_msghdr m = { .name = 0x4000, .namelen = 16, .iov = 0x5000, .iovlen = 2 };
+
+	CALL(11, 5, 0x7ffd0000, 0);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, &m, sizeof(m));
+	chunk(1, SC_CAP_STRUCT_IN, 1, 0, in4, 16);
+	chunk(1, SC_CAP_IOV_IN, 0, 0, iov, sizeof(iov));
+	chunk(1, SC_CAP_BUF_IN, 0, 0, "hello", 5);
+	chunk(1, SC_CAP_BUF_IN, 1, 0, " world", 6);
+	CHECK_STR(text("sendmsg"),
+		  "sendmsg(5, {msg_name={sa_family=AF_INET, sin_port=htons(9), "
+		  "sin_addr=inet_addr(\"127.0.0.1\")}, msg_namelen=16, msg_iov=[{iov_base=\"hello\", "
+		  "iov_len=5}, {iov_base=\" world\", iov_len=6}], msg_iovlen=2, msg_controllen=0, "
+		  "msg_flags=0}, 0) = 11");
+	m = (struct sc_msghdr){ .iov = 0x5000, .iovlen = 1, .control = 0x6000, .controllen = 64 };
+	CALL(11, 4, 0x7ffd0000, 0);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, &m, sizeof(m));
+	m.controllen = 0;
+	chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &m, sizeof(m));
+	chunk(1, SC_CAP_IOV_OUT, 0, 0, &riov, sizeof(riov));
+	chunk(1, SC_CAP_BUF_OUT, 0, 0, "hello world", 11);
+	CHECK_STR(text("recvmsg"),
+		  "recvmsg(4, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"hello world\", "
+		  "iov_len=64}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, 0) = 11");
+	CALL(-11, 4, 0x7ffd0000, 0x40);
+	chunk(1, SC_CAP_STRUCT_IN, 0, 0, &m, sizeof(m));
+	CHECK_STR(text("recvmsg"),
+		  "recvmsg(4, {msg_namelen=0}, MSG_DONTWAIT) = -1 EAGAIN (Resource temporarily unavailable)");
+
+	/* control messages: credentials, then descriptors */
+	{
+		unsigned char cm[56] = { 0 };
+		__u64 l1 = 28, l2 = 24;
+		int sol = 1, creds = 2, rights = 1, cred[3] = { 2016, 0, 0 }, fds[2] = { 5, 6 };
+		struct sc_iovec x = { 0x3000, 16 };
+
+		memcpy(cm, &l1, 8);
+		memcpy(cm + 8, &sol, 4);
+		memcpy(cm + 12, &creds, 4);
+		memcpy(cm + 16, cred, 12);
+		memcpy(cm + 32, &l2, 8);
+		memcpy(cm + 40, &sol, 4);
+		memcpy(cm + 44, &rights, 4);
+		memcpy(cm + 48, fds, 8);
+		m = (struct sc_msghdr){ .iov = 0x5000, .iovlen = 1, .control = 0x6000,
+					.controllen = 56, .flags = 0x40000000 };
+		CALL(1, 4, 0x7ffd0000, 0x40000000);
+		chunk(1, SC_CAP_STRUCT_OUT, 0, 0, &m, sizeof(m));
+		chunk(1, SC_CAP_STRUCT_OUT, 2, 0, cm, sizeof(cm));
+		chunk(1, SC_CAP_IOV_OUT, 0, 0, &x, sizeof(x));
+		chunk(1, SC_CAP_BUF_OUT, 0, 0, "x", 1);
+		CHECK_STR(text("recvmsg"),
+			  "recvmsg(4, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"x\", iov_len=16}], "
+			  "msg_iovlen=1, msg_control=[{cmsg_len=28, cmsg_level=SOL_SOCKET, "
+			  "cmsg_type=SCM_CREDENTIALS, cmsg_data={pid=2016, uid=0, gid=0}}, {cmsg_len=24, "
+			  "cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, cmsg_data=[5, 6]}], "
+			  "msg_controllen=56, msg_flags=MSG_CMSG_CLOEXEC}, MSG_CMSG_CLOEXEC) = 1");
+	}
+}
+
+TEST(sysdecode_ioctl_tty)
+{
+	/* a pty's defaults; the rest of struct termios is not captured */
+	__u32 tio[4] = { 02400, 05, 0277, 0105073 }, all[4] = { ~0u, ~0u, ~0u, ~0u };
+	__u32 none[4] = { 0 }, odd[4] = { 0, 0101 | 01000 | 04000 | 0160000, 010002 | 040 | (017 << 16), 1 };
+	__u16 ws[4] = { 24, 80, 0, 0 };
+
+	CALL(0, 1, 0x5401, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, none, 16);
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, tio, 16);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(1, TCGETS, {c_iflag=ICRNL|IXON, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|OPOST|ONLCR, "
+		  "c_cflag=B38400|CS8|CREAD, c_lflag=ISIG|ICANON|ECHO|ECHOE|ECHOK|IEXTEN|ECHOCTL|"
+		  "ECHOKE, ...}) = 0");
+	CALL(-25, 3, 0x5401, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, none, 16);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, TCGETS, 0x7ffd0000) = -1 ENOTTY (Inappropriate ioctl for device)");
+	CALL(-25, 3, 0x5401, 0);
+	CHECK_STR(text("ioctl"), "ioctl(3, TCGETS, NULL) = -1 ENOTTY (Inappropriate ioctl for device)");
+	/* a setter shows what it passed, failed or not */
+	CALL(-25, 3, 0x5402, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, all, 16);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, SNDCTL_TMR_START or TCSETS, {c_iflag=IGNBRK|BRKINT|IGNPAR|PARMRK|INPCK|"
+		  "ISTRIP|INLCR|IGNCR|ICRNL|IUCLC|IXON|IXANY|IXOFF|IMAXBEL|IUTF8|0xffff8000, "
+		  "c_oflag=NL1|CR3|XTABS|BS1|VT1|FF1|OPOST|OLCUC|ONLCR|OCRNL|ONOCR|ONLRET|OFILL|OFDEL|"
+		  "0xffff0000, c_cflag=B4000000|B4000000<<IBSHIFT|CS8|CSTOPB|CREAD|PARENB|PARODD|HUPCL|"
+		  "CLOCAL|CMSPAR|CRTSCTS|0x2ff0e000, c_lflag=ISIG|ICANON|XCASE|ECHO|ECHOE|ECHOK|ECHONL|"
+		  "NOFLSH|IEXTEN|ECHOCTL|ECHOPRT|ECHOKE|FLUSHO|PENDIN|TOSTOP|EXTPROC|0xfffe2000, ...}) = "
+		  "-1 ENOTTY (Inappropriate ioctl for device)");
+	/* strace's quirks: empty words, a '|' after the fields */
+	CALL(-25, 3, 0x5402, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, none, 16);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, SNDCTL_TMR_START or TCSETS, {c_iflag=, c_oflag=NL0|CR0|TAB0|BS0|VT0|FF0|, "
+		  "c_cflag=B0|CS5|, c_lflag=, ...}) = -1 ENOTTY (Inappropriate ioctl for device)");
+	CALL(0, 3, 0x5404, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, odd, 16);
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, odd, 16);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, SNDCTL_TMR_CONTINUE or TCSETSF, {c_iflag=, c_oflag=NL0|CR1|TAB1|BS1|VT1|FF1|"
+		  "OPOST|OFILL, c_cflag=B115200|B38400<<IBSHIFT|CS7|, c_lflag=ISIG, ...}) = 0");
+
+	CALL(0, 0, 0x5413, 0x7ffd0000);
+	chunk(2, SC_CAP_STRUCT_IN, 0, 0, none, 16);
+	chunk(2, SC_CAP_STRUCT_OUT, 0, 0, ws, 8);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(0, TIOCGWINSZ, {ws_row=24, ws_col=80, ws_xpixel=0, ws_ypixel=0}) = 0");
+	CALL(-25, 3, 0x5413, 0x7ffd0000);
+	CHECK_STR(text("ioctl"),
+		  "ioctl(3, TIOCGWINSZ, 0x7ffd0000) = -1 ENOTTY (Inappropriate ioctl for device)");
+	/* ints passed and filled */
+	{
+		int in[4] = { 1 }, out[4] = { 3 };
+
+		CALL(0, 3, 0x541b, 0x7ffd0000);
+		chunk(2, SC_CAP_STRUCT_IN, 0, 0, in, 16);
+		chunk(2, SC_CAP_STRUCT_OUT, 0, 0, out, 16);
+		CHECK_STR(text("ioctl"), "ioctl(3, FIONREAD, [3]) = 0");
+		CALL(0, 3, 0x5421, 0x7ffd0000);
+		chunk(2, SC_CAP_STRUCT_IN, 0, 0, in, 16);
+		chunk(2, SC_CAP_STRUCT_OUT, 0, 0, out, 16);
+		CHECK_STR(text("ioctl"), "ioctl(3, FIONBIO, [1]) = 0");
+		CALL(-25, 4, 0x5411, 0x7ffd0000);
+		chunk(2, SC_CAP_STRUCT_IN, 0, 0, in, 16);
+		CHECK_STR(text("ioctl"),
+			  "ioctl(4, TIOCOUTQ, 0x7ffd0000) = -1 ENOTTY (Inappropriate ioctl for device)");
+		CALL(0, 0, 0x540f, 0x7ffd0000);
+		chunk(2, SC_CAP_STRUCT_OUT, 0, 0, out, 16);
+		CHECK_STR(text("ioctl"), "ioctl(0, TIOCGPGRP, [3]) = 0");
+	}
+	CALL(0, 3, 0x5451, 0x7ffd0000);
+	CHECK_STR(text("ioctl"), "ioctl(3, FIOCLEX) = 0");
+	/* a request without a name: its fields */
+	CALL(-25, 0, 0xc0107a99, 0);
+	CHECK_STR(text("ioctl"), "ioctl(0, _IOC(_IOC_READ|_IOC_WRITE, 0x7a, 0x99, 0x10), 0) = -1 "
+		  "ENOTTY (Inappropriate ioctl for device)");
+	CALL(-25, 0, 0x1234, 0);
+	CHECK_STR(text("ioctl"), "ioctl(0, _IOC(_IOC_NONE, 0x12, 0x34, 0), 0) = -1 "
+		  "ENOTTY (Inappropriate ioctl for device)");
+}
+
+TEST(sysdecode_clone3)
+{
+	/* glibc's pthread_create */
+	__u64 th[11] = { 0x3d0f00, 0, 0x7ff23223e990, 0x7ff23223e990, 0, 0x7ff231a3e000, 0x7fff80,
+			 0x7ff23223e6c0 };
+	__u64 fork[11] = { 0, 0, 0, 0, 17 };
+
+	CALL(9591, 0x7ffd0000, 88);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, th, 88);
+	CHECK_STR(text("clone3"),
+		  "clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|"
+		  "CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, child_tid=0x7ff23223e990, "
+		  "parent_tid=0x7ff23223e990, exit_signal=0, stack=0x7ff231a3e000, stack_size=0x7fff80, "
+		  "tls=0x7ff23223e6c0} => {parent_tid=[9591]}, 88) = 9591");
+	CALL(9472, 0x7ffd0000, 88);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, fork, 88);
+	CHECK_STR(text("clone3"),
+		  "clone3({flags=0, exit_signal=SIGCHLD, stack=NULL, stack_size=0}, 88) = 9472");
+	CALL(9473, 0x7ffd0000, 64);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, fork, 88);
+	CHECK_STR(text("clone3"),
+		  "clone3({flags=0, exit_signal=SIGCHLD, stack=NULL, stack_size=0}, 64) = 9473");
+	/* failed: no tid written */
+	CALL(-11, 0x7ffd0000, 88);
+	chunk(0, SC_CAP_STRUCT_IN, 0, 0, th, 88);
+	CHECK_STR(text("clone3"),
+		  "clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|"
+		  "CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, child_tid=0x7ff23223e990, "
+		  "parent_tid=0x7ff23223e990, exit_signal=0, stack=0x7ff231a3e000, stack_size=0x7fff80, "
+		  "tls=0x7ff23223e6c0}, 88) = -1 EAGAIN (Resource temporarily unavailable)");
+}
+
+TEST(sysdecode_xattr)
+{
+	CALL(29, 0x1000, 0x7ffd0000, 256);
+	path_chunk(0, "/tmp/dm/xa.f");
+	chunk(1, SC_CAP_BUF_OUT, 0, 0, "user.a\0user.longer_name_here\0", 29);
+	CHECK_STR(text("listxattr"),
+		  "listxattr(\"/tmp/dm/xa.f\", \"user.a\\0user.longer_name_here\\0\", 256) = 29");
+	CALL(7, 3, 0, 0);
+	CHECK_STR(text("flistxattr"), "flistxattr(3, NULL, 0) = 7");
+	CALL(-34, 0x1000, 0x7ffd0000, 3);
+	path_chunk(0, "/tmp/x");
+	CHECK_STR(text("llistxattr"),
+		  "llistxattr(\"/tmp/x\", 0x7ffd0000, 3) = -1 ERANGE (Numerical result out of range)");
+	CALL(4, 0x1000, 0x2000, 0x7ffd0000, 256);
+	path_chunk(0, "/tmp/x");
+	str_chunk(1, "user.b1");
+	chunk(2, SC_CAP_BUF_OUT, 0, 0, "\1\2zz", 4);
+	CHECK_STR(text("getxattr"), "getxattr(\"/tmp/x\", \"user.b1\", \"\\1\\2zz\", 256) = 4");
+	CALL(-61, 0x1000, 0x2000, 0x7ffd0000, 256);
+	path_chunk(0, "/tmp/x");
+	str_chunk(1, "user.nope");
+	CHECK_STR(text("getxattr"),
+		  "getxattr(\"/tmp/x\", \"user.nope\", 0x7ffd0000, 256) = -1 ENODATA (No data available)");
+	CALL(-61, 3, 0x2000);
+	str_chunk(1, "user.a");
+	CHECK_STR(text("fremovexattr"),
+		  "fremovexattr(3, \"user.a\") = -1 ENODATA (No data available)");
+	CALL(0, 0x1000, 0x2000);
+	path_chunk(0, "/tmp/x");
+	str_chunk(1, "user.b1");
+	CHECK_STR(text("lremovexattr"), "lremovexattr(\"/tmp/x\", \"user.b1\") = 0");
 }
 
 TEST(sysdecode_sockets)
@@ -1193,6 +1616,23 @@ TEST(sysdecode_specs)
 	CHECK_INT(sp.args[0].cap, SC_CAP_PATH);
 	CHECK_INT(sp.args[1].cap, SC_CAP_STRV);
 	CHECK_INT(sp.args[2].cap, SC_CAP_STRV_COUNT);
+
+	si = info_of("poll", 3);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[0].cap, SC_CAP_ARRAY_INOUT);
+	CHECK_INT(sp.args[0].len_arg, 1);
+	CHECK_INT(sp.args[0].size, 8);
+
+	si = info_of("epoll_wait", 4);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[1].cap, SC_CAP_ARRAY_OUT);
+	CHECK_INT(sp.args[1].len_arg, 2);
+	CHECK_INT(sp.args[1].size, 12);
+
+	si = info_of("ioctl", 3);
+	sc_spec_for(&si, &sp);
+	CHECK_INT(sp.args[2].cap, SC_CAP_STRUCT_INOUT);
+	CHECK_INT(sp.args[2].size, 16);
 
 	si = info_of("getdents64", 3);
 	sc_spec_for(&si, &sp);

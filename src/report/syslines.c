@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include "report/json.h"
 #include "report/syslines.h"
+#include "report/text.h"
 
 int syslines_init(struct syslines *w, FILE *f, enum report_format format, int strsize)
 {
@@ -162,7 +163,17 @@ static void print_comm(struct syslines *w, const char *comm)
 	if (is_json(w))
 		json_write_string(w->f, comm, n);
 	else
-		fwrite(comm, 1, n, w->f);
+		text_put_n(w->f, comm, n);
+}
+
+/* A name with no byte a terminal would act on (the common case, copied
+ * as it is on the hot path). */
+static bool plain(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
 }
 
 static void print_stack(struct syslines *w, const struct sysline_stack *st)
@@ -181,7 +192,9 @@ static void print_stack(struct syslines *w, const struct sysline_stack *st)
 			if (i + 1 < st->n || st->truncated)
 				fputc(',', f);
 		} else {
-			fprintf(f, " > %s\n", st->names[i]);
+			fputs(" > ", f);
+			text_put(f, st->names[i]);
+			fputc('\n', f);
 		}
 	}
 	if (st->truncated)
@@ -245,8 +258,14 @@ void syslines_call(struct syslines *w, const struct sc_info *si, const struct sc
 			memcpy(p, " (+?) ", 6);
 			p += 6;
 		}
-		memcpy(p, rec->comm, n);
-		p += n;
+		if (plain(rec->comm, n)) {
+			memcpy(p, rec->comm, n);
+			p += n;
+		} else {
+			fwrite(buf, 1, p - buf, f);
+			text_put_n(f, rec->comm, n);
+			p = buf;
+		}
 		*p++ = '[';
 		p = put_num(p, rec->pid, 1);
 		*p++ = '/';

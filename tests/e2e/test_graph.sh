@@ -227,9 +227,11 @@ graph_multi_links() {
 test_sigint_with_a_thousand_probes() {
 	sleep 120 &
 	pid=$!
+	wait_for "runs_exe $pid $(command -v sleep)"
 	"$SS" graph -v -p $pid --func 'libc:[a-f]*' -o out.txt 2>err.txt &
 	ss=$!
-	wait_for "grep -q 'uprobes attached' err.txt" 60
+	wait_for "grep -q 'uprobes attached' err.txt || ! kill -0 $ss 2>/dev/null" 120
+	grep -q 'uprobes attached' err.txt || fail "graph did not attach: $(grep -v '^libbpf' err.txt | tail -5)"
 	n=$(sed -n 's/.* \([0-9]*\) uprobes attached.*/\1/p' err.txt)
 	[ "${n:-0}" -ge 500 ] || fail "only ${n:-0} uprobes: $(tail -3 err.txt)"
 	kill -INT $ss

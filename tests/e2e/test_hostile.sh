@@ -45,6 +45,11 @@ test_escapes_in_comm_and_symbol() {
 	! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' out.folded || fail "raw control bytes: $(head -c 300 out.folded | od -c | head)"
 	grep -qF '\x1b[2Jevil;' out.folded || fail "no escaped comm: $(head -3 out.folded)"
 	grep -qF 'leaf\x1b[2J' out.folded || fail "no escaped symbol: $(grep leaf out.folded | head -3)"
+	# syscalls text: the line prefix's process name and -k's frames
+	timeout -s KILL 60 "$SS" syscalls -k -e exit_group -o sc.txt -- "./"$'\e[2Jevil' 0.1 2>err.txt ||
+		fail "syscalls exited $?: $(cat err.txt)"
+	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' sc.txt || fail "raw control bytes: $(head -c 300 sc.txt | od -c | head)"
+	grep -qE '^[0-9:.]+ \(\+[0-9.?]+s?\) \\x1b\[2Jevil\[[0-9/]+\] cpu[0-9]+ exit_group' sc.txt || fail "no escaped comm in syscalls: $(head -3 sc.txt)"
 }
 
 # a file the kernel refuses to execute (ENOEXEC) is not handed to /bin/sh

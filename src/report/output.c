@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include "report/output.h"
 
@@ -206,7 +207,17 @@ int output_open(struct output *o, const char *path)
 		err = -ENOMEM;
 		goto fail;
 	}
-	fd = mkostemp(o->tmp, O_CLOEXEC);
+	/* Nameless until committed, so a killed run leaves nothing behind;
+	 * a named temporary where the filesystem has no O_TMPFILE. */
+	{
+		char *dir = slash ? strndup(path, slash - path + 1) : strdup(".");
+
+		fd = dir ? open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644) : -1;
+		free(dir);
+	}
+	o->anon = fd >= 0;
+	if (fd < 0)
+		fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		goto fail;
@@ -216,7 +227,8 @@ int output_open(struct output *o, const char *path)
 	if (!o->f) {
 		err = -errno;
 		close(fd);
-		unlink(o->tmp);
+		if (!o->anon)
+			unlink(o->tmp);
 		goto fail;
 	}
 	return 0;
@@ -225,6 +237,29 @@ fail:
 	free(o->tmp);
 	o->path = o->tmp = NULL;
 	return err;
+}
+
+/* Gives the nameless temporary the name o->tmp (its XXXXXX filled with
+ * random letters until the name is new), for the rename into place. */
+static int link_anon(struct output *o)
+{
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	size_t len = strlen(o->tmp);
+	char fdpath[64];
+	unsigned char r[6];
+
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fileno(o->f));
+	for (int tries = 0; tries < 100; tries++) {
+		if (getrandom(r, sizeof(r), 0) != sizeof(r))
+			return -EIO;
+		for (int i = 0; i < 6; i++)
+			o->tmp[len - 6 + i] = letters[r[i] % (sizeof(letters) - 1)];
+		if (!linkat(AT_FDCWD, fdpath, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW))
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
 }
 
 int output_close(struct output *o, bool commit)
@@ -245,12 +280,14 @@ int output_close(struct output *o, bool commit)
 		o->f = NULL;
 		return err;
 	}
+	if (o->anon && commit && !err)
+		err = link_anon(o);
 	if (fclose(o->f) && !err)
 		err = -errno;
 	o->f = NULL;
 	if (commit && !err && rename(o->tmp, o->path))
 		err = -errno;
-	if (!commit || err)
+	if ((!commit || err) && (!o->anon || commit))
 		unlink(o->tmp);
 	free(o->path);
 	free(o->tmp);

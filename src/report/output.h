@@ -1,5 +1,7 @@
 /* Output files created safely for a process running as root: the data is
- * written to a new temporary file (O_EXCL, same directory) and renamed
+ * written to a new temporary file in the same directory, nameless
+ * (O_TMPFILE) until the end so that a killed run leaves nothing behind
+ * (a named O_EXCL one where the filesystem has no O_TMPFILE), and renamed
  * over the destination at the end, so an existing symlink or hard link at
  * the destination is replaced, never written through, and a failed run
  * leaves the old file untouched.  A destination that is a character
@@ -17,7 +19,8 @@
 struct output {
 	FILE *f;
 	char *path;	/* destination; NULL for stdout */
-	char *tmp;	/* the temporary being written */
+	char *tmp;	/* the temporary's name */
+	bool anon;	/* the temporary has no name until committed (O_TMPFILE) */
 	bool special;	/* a device or FIFO written in place */
 	char why[96];	/* why output_open() refused, when it says more */
 };

@@ -95,3 +95,23 @@ test_stdout_stalled_pipe_sigint() {
 	wait_for "exited $pid"
 	exec 3<&-
 }
+
+# An output being written has no name until the run commits it: a killed
+# run leaves no temporary behind, and the destination is untouched.
+test_killed_run_leaves_no_temporary() {
+	echo old >out.txt
+	"$SS" syscalls -o out.txt -- sleep 30 2>err.txt &
+	ss=$!
+	wait_for "tracing_live $ss"
+	kill -9 $ss
+	wait $ss 2>/dev/null
+	pkill -f "^sleep 30$" 2>/dev/null
+	left=$(ls -A | grep -v '^out.txt$\|^err.txt$\|^\.why$\|^\.log$' || true)
+	[ -z "$left" ] || fail "left behind: $left"
+	[ "$(cat out.txt)" = old ] || fail "out.txt changed: $(head -2 out.txt)"
+	# and a run that ends writes it whole
+	timeout 60 "$SS" syscalls -e exit_group -o out.txt -- true 2>err.txt || fail "exit $?"
+	grep -q '^.*exit_group(0)' out.txt || fail "out.txt: $(cat out.txt)"
+	left=$(ls -A | grep -v '^out.txt$\|^err.txt$\|^\.why$\|^\.log$' || true)
+	[ -z "$left" ] || fail "left behind after a clean run: $left"
+}

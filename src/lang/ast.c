@@ -308,7 +308,8 @@ static void dump_node(FILE *f, const struct lang_node *n, int depth)
 		}
 		return;
 	case LANG_N_WHILE:
-		fputs("while\n", f);
+	case LANG_N_UNROLL:
+		fputs(n->kind == LANG_N_WHILE ? "while\n" : "unroll\n", f);
 		dump_node(f, n->a, depth + 1);
 		dump_block(f, "body", n->b, depth + 1);
 		return;
@@ -318,11 +319,7 @@ static void dump_node(FILE *f, const struct lang_node *n, int depth)
 		dump_node(f, n->b, depth + 1);
 		dump_block(f, "body", n->c, depth + 1);
 		return;
-	case LANG_N_UNROLL:
-		fputs("unroll\n", f);
-		dump_node(f, n->a, depth + 1);
-		dump_block(f, "body", n->b, depth + 1);
-		return;
+
 	case LANG_N_RETURN: fputs("return", f); break;
 	case LANG_N_BREAK: fputs("break", f); break;
 	case LANG_N_CONTINUE: fputs("continue", f); break;

@@ -632,6 +632,18 @@ static struct lang_node *parse_for(struct parser *p)
 }
 
 /* A statement; *block_like tells whether it needs no ';' after it. */
+/* `WORD (COND) { BLOCK }`: while and unroll. */
+static struct lang_node *parse_cond_block(struct parser *p, enum lang_node_kind kind,
+					  const char *word)
+{
+	struct lang_node *n = node(p, kind, p->cur.pos);
+
+	advance(p, LEX_NORMAL);
+	if (!n || !(n->a = parse_cond(p, word)) || !(n->b = parse_block(p, LEX_NORMAL)))
+		return NULL;
+	return n;
+}
+
 static struct lang_node *parse_stmt(struct parser *p, bool *block_like)
 {
 	struct lang_tok t = p->cur;
@@ -644,21 +656,13 @@ static struct lang_node *parse_stmt(struct parser *p, bool *block_like)
 		return parse_if(p);
 	case LANG_TOK_WHILE:
 		*block_like = true;
-		n = node(p, LANG_N_WHILE, t.pos);
-		advance(p, LEX_NORMAL);
-		if (!n || !(n->a = parse_cond(p, "while")) || !(n->b = parse_block(p, LEX_NORMAL)))
-			return NULL;
-		return n;
+		return parse_cond_block(p, LANG_N_WHILE, "while");
 	case LANG_TOK_FOR:
 		*block_like = true;
 		return parse_for(p);
 	case LANG_TOK_UNROLL:
 		*block_like = true;
-		n = node(p, LANG_N_UNROLL, t.pos);
-		advance(p, LEX_NORMAL);
-		if (!n || !(n->a = parse_cond(p, "unroll")) || !(n->b = parse_block(p, LEX_NORMAL)))
-			return NULL;
-		return n;
+		return parse_cond_block(p, LANG_N_UNROLL, "unroll");
 	case LANG_TOK_LBRACE:
 		*block_like = true;
 		return parse_block(p, LEX_NORMAL);

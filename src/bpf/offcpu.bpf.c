@@ -39,7 +39,8 @@ struct start {
 /* Who woke a thread, taken at sched_waking in the waker's context. */
 struct waker {
 	__u32 pid;
-	__u32 gen;
+	__u32 pad;
+	__u64 gen;
 	__u64 kstack, ustack;
 	char comm[TASK_COMM_LEN_];
 };

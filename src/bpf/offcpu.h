@@ -10,9 +10,9 @@
 
 struct offcpu_key {
 	__u32 pid, tid;		/* the blocked thread */
-	__u32 gen;
+	__u64 gen;		/* address spaces (bpf/procs.h) */
+	__u64 waker_gen;
 	__u32 waker_pid;	/* 0 without --wakers or when unknown */
-	__u32 waker_gen;
 	__u32 pad;
 	__u64 kstack, ustack;	/* handles into `stacks` (blocked thread) */
 	__u64 waker_kstack, waker_ustack;

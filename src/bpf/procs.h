@@ -4,8 +4,20 @@
  * `targets` (tgid __u32 -> __u8): the processes looked at when the
  * `filter_pids` rodata is set; user space puts in the -p processes and a
  * launched command before attaching, the kernel adds children when
- * `follow_forks` is set.  `gens` (tgid __u32 -> __u32): execs seen since
- * tracing started, the exec generation keys and records carry. */
+ * `follow_forks` is set.  `gens` (tgid __u32 -> __u64): the process's
+ * current address space, the "gen" keys and records carry, named by when
+ * it began: the bpf_ktime_get_ns() (CLOCK_MONOTONIC) of the fork or exec
+ * that made it, as this side saw it; 0 = it began before tracing did.
+ *
+ * A time, not a count, so that the side-band's fork and exec records
+ * (perf, on the same clock) name the same address spaces without any
+ * agreement on which events either side saw: the kernel writes the
+ * fork's and the exec's perf record before their tracepoints run (and
+ * the new image's mmap records between the two), and nothing else of
+ * the process can happen between, so the address space of a sample with
+ * gen G is the newest one whose side-band record is older than G (trace/
+ * sideband.c, sym/proctab.c).  A pid reused during the run is a new
+ * fork, hence a new gen: the dead process's samples keep its mappings. */
 #ifndef STACKSCOPE_BPF_PROCS_H
 #define STACKSCOPE_BPF_PROCS_H
 

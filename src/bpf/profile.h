@@ -1,7 +1,7 @@
 /* Layouts shared by profile.bpf.c and the user side (cmd/profile.c).
  *
  * Samples are aggregated in the kernel: counts[profile_key] += 1, where the
- * key names the process, its exec generation and the two stacks by a 64-bit
+ * key names the process, its address space (gen) and the two stacks by a 64-bit
  * hash of their instruction pointers.  The stacks themselves live once in
  * the `stacks` map under that hash (bpf/stacks.h).  Nothing crosses to
  * user space per sample. */
@@ -11,12 +11,11 @@
 
 struct profile_key {
 	__u32 pid;		/* tgid; 0 = idle */
-	__u32 gen;		/* exec generation of pid, from the `gens` map */
+	__u32 tid;		/* 0 unless per_thread (--per-thread) */
+	__u64 gen;		/* address space of pid, from the `gens` map */
 	__u64 kstack;		/* handle into `stacks` */
 	__u64 ustack;
 	char comm[TASK_COMM_LEN_]; /* thread name at the sample */
-	__u32 tid;		/* 0 unless per_thread (--per-thread) */
-	__u32 pad;
 };
 
 /* Indexes of the per-CPU `stats` array: every sample and stack that could
@@ -35,11 +34,12 @@ enum profile_stat {
  * `stacks`; the user stack is `size` bytes copied from `sp` upwards. */
 struct profile_snapshot {
 	__u32 pid;		/* tgid */
-	__u32 gen;
+	__u32 tid;		/* as in profile_key */
+	__u64 gen;
 	__u64 kstack;		/* handle into `stacks` */
 	__u64 ip, sp, bp;	/* user registers at the sample */
 	__u32 size;		/* bytes in data */
-	__u32 tid;		/* as in profile_key */
+	__u32 pad;
 	char comm[TASK_COMM_LEN_];
 	/* followed by the stack bytes [sp, sp + size) */
 };

@@ -176,12 +176,13 @@ struct sc_record {
 	__u64 args[SC_ARGS];
 	__s64 ret;
 	__u64 lost_total;	/* records lost anywhere before this one was queued */
+	__u64 gen;		/* address space of pid (for -k symbols; bpf/procs.h) */
 	__u32 pid;		/* tgid */
 	__u32 tid;
 	__u32 nr;		/* syscall number */
 	__u32 cpu;		/* at entry */
-	__u32 gen;		/* exec generation of pid (for -k symbols) */
 	__u32 data_len;		/* bytes of chunks after the header */
+	__u32 pad;
 	char comm[SC_COMM_LEN];
 	/* followed by data_len bytes of struct sc_chunk + data */
 };
@@ -192,7 +193,8 @@ struct sc_stack {
 	__u32 kind;
 	__u32 tid;
 	__u32 pid;
-	__u32 gen;
+	__u32 pad0;
+	__u64 gen;
 	__u64 ip, sp, bp;
 	__u32 size;
 	__u32 pad;

@@ -57,7 +57,8 @@ static const char usage_text[] =
 
 /* The waker half of a key, kept with a wait unwound in user space. */
 struct waker_extra {
-	__u32 pid, gen;
+	__u32 pid, pad;
+	__u64 gen;
 	__u64 kstack, ustack;
 	char comm[TASK_COMM_LEN_];
 };

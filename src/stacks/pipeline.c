@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include "common.h"
 #include "report/flamegraph.h"
@@ -156,7 +157,12 @@ static void *load_ksyms(void *arg)
 void stackpipe_start(struct stackpipe *sp)
 {
 	const struct session_opts *o = session_opts(sp->s);
+	struct timespec now;
 
+	/* the capture is attached: from now on its gens name every fork and
+	 * exec (a sample with gen 0 is of an address space begun before) */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	proctab_set_traced_since(sp->pt, (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec);
 	if (sp->o.kernel && pthread_create(&sp->ks_thread, NULL, load_ksyms, sp) == 0)
 		sp->ks_started = true;
 	/* after the side-band is live, so nothing falls between the two */
@@ -184,14 +190,14 @@ static struct symbolizer *symbolizer(struct stackpipe *sp)
 	return sp->sym;
 }
 
-int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint32_t gen,
+int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 		     const struct unwind_regs *regs, const void *stack, size_t size, uint64_t *ips,
 		     int max, bool *truncated)
 {
 	return unwind_stack(sp->uw, pid, gen, regs, stack, size, ips, max, truncated);
 }
 
-int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint32_t gen,
+int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 			     const uint64_t *ips, int n, struct frame *frames)
 {
 	struct symbolizer *sym = symbolizer(sp);
@@ -230,7 +236,7 @@ uint64_t stackpipe_stack_errors(int map_fd)
  * (stacks_add() copies names). */
 static int thread_frames(const struct stackpipe *sp, struct symbolizer *sym, struct frame *fr,
 			 char *task, size_t task_size, const char *comm, uint32_t pid,
-			 uint32_t tid, uint32_t gen, bool utrunc, int nu, const uint64_t *uips,
+			 uint32_t tid, uint64_t gen, bool utrunc, int nu, const uint64_t *uips,
 			 int nk, const uint64_t *kips)
 {
 	int n = 0;

@@ -39,7 +39,8 @@ struct stackpipe_opts {
 
 /* One aggregated stack as a capture read it, for stackpipe_add(). */
 struct stack_sample {
-	uint32_t pid, gen;
+	uint32_t pid;
+	uint64_t gen;			/* address space (sym/proctab.h) */
 	uint32_t tid;			/* --per-thread only, else 0 */
 	char comm[17];
 	int nk, nu;			/* depth; 0 none; -1 lost */
@@ -50,7 +51,8 @@ struct stack_sample {
 	/* offcpu --wakers: the thread that woke this one, folded first,
 	 * then a "--" frame, then the blocked thread */
 	bool has_waker;
-	uint32_t waker_pid, waker_gen;
+	uint32_t waker_pid;
+	uint64_t waker_gen;
 	char waker_comm[17];
 	int wnk, wnu;
 	uint64_t wkips[STACK_MAX_DEPTH];
@@ -59,7 +61,8 @@ struct stack_sample {
 
 /* A user-stack snapshot as a BPF program queued it. */
 struct stack_snapshot {
-	uint32_t pid, gen;
+	uint32_t pid;
+	uint64_t gen;
 	uint32_t tid;			/* aggregated apart only with per_thread */
 	const char *comm;		/* up to 16 bytes, maybe unterminated */
 	uint64_t kstack;		/* handle into the BPF `stacks` map */
@@ -96,11 +99,11 @@ const struct stackagg *stackpipe_unwound(const struct stackpipe *sp);
 
 /* Streaming: unwinds one copied stack now; returns the depth written to
  * ips, innermost first. */
-int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint32_t gen,
+int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 		     const struct unwind_regs *regs, const void *stack, size_t size, uint64_t *ips,
 		     int max, bool *truncated);
 /* Frames for ips (innermost first), written outermost first; returns n. */
-int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint32_t gen,
+int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 			     const uint64_t *ips, int n, struct frame *frames);
 
 /* Reads a stack from a BPF `stacks` map by handle into ips (innermost

@@ -73,8 +73,7 @@ static bool same(const void *entry, const void *key)
 int stackagg_add(struct stackagg *a, const struct stackagg_key *k, const uint64_t *ips, int n,
 		 bool truncated, uint64_t value)
 {
-	uint64_t key[4] = { ((uint64_t)k->pid << 32) | k->gen, k->kstack,
-			    (uint64_t)n << 1 | truncated, k->tid };
+	uint64_t key[5] = { k->pid, k->gen, k->kstack, (uint64_t)n << 1 | truncated, k->tid };
 	uint64_t h = hash_block(ips, n * sizeof(*ips), hash_bytes(key, sizeof(key), 0));
 	struct agg_key ak = { k, ips, n, truncated };
 	struct stackagg_entry *e;

@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 struct stackagg_entry {
-	uint32_t pid, gen, tid;
+	uint32_t pid, tid;
+	uint64_t gen;
 	char comm[17];
 	bool truncated;		/* the user chain did not reach its end */
 	uint64_t kstack;	/* handle into the BPF `stacks` map */
@@ -22,7 +23,8 @@ struct stackagg_entry {
 
 /* What a sample is counted under, besides its user stack. */
 struct stackagg_key {
-	uint32_t pid, gen, tid;
+	uint32_t pid, tid;
+	uint64_t gen;
 	const char *comm;
 	uint64_t kstack;
 	const void *extra;	/* compared bytewise; may be NULL */

@@ -12,21 +12,23 @@
 
 /* One address space: mappings in the order they were made. */
 struct aspace {
+	uint64_t begin;		/* time of the fork or exec record; 0 = before the run */
 	struct mapping *maps;
 	size_t n, cap;
-	bool proc_loaded;	/* /proc/PID/maps already read into it */
+	bool proc_loaded;	/* /proc/PID/maps read into it, or never to be */
 };
 
+/* Every address space a pid had while the run lasted, oldest first. */
 struct proc {
 	uint32_t pid;		/* never 0: pid 0 has no user space */
-	struct aspace *gens;	/* gens[0] = before the first exec seen */
-	uint32_t ngens;
-	uint64_t last_time;	/* of the newest record applied */
+	struct aspace *as;	/* as[0] begins at 0: what the pid was before */
+	uint32_t nas;
 };
 
 struct proctab {
 	struct htab *procs;	/* of struct proc, owned, by mix64(pid) */
 	struct strpool *paths;
+	uint64_t traced_since;	/* proctab_set_traced_since() */
 };
 
 struct proctab *proctab_new(void)
@@ -45,13 +47,12 @@ struct proctab *proctab_new(void)
 	return pt;
 }
 
-static void proc_clear(struct proc *p)
+static void proc_free(struct proc *p)
 {
-	for (uint32_t i = 0; i < p->ngens; i++)
-		free(p->gens[i].maps);
-	free(p->gens);
-	p->gens = NULL;
-	p->ngens = 0;
+	for (uint32_t i = 0; i < p->nas; i++)
+		free(p->as[i].maps);
+	free(p->as);
+	free(p);
 }
 
 void proctab_free(struct proctab *pt)
@@ -62,10 +63,8 @@ void proctab_free(struct proctab *pt)
 		size_t pos = 0;
 		struct proc *p;
 
-		while ((p = htab_next(pt->procs, &pos))) {
-			proc_clear(p);
-			free(p);
-		}
+		while ((p = htab_next(pt->procs, &pos)))
+			proc_free(p);
 	}
 	htab_free(pt->procs);
 	strpool_free(pt->paths);
@@ -75,6 +74,11 @@ void proctab_free(struct proctab *pt)
 size_t proctab_count(const struct proctab *pt)
 {
 	return htab_count(pt->procs);
+}
+
+void proctab_set_traced_since(struct proctab *pt, uint64_t time)
+{
+	pt->traced_since = time;
 }
 
 static bool proc_eq(const void *entry, const void *key)
@@ -99,15 +103,29 @@ static struct proc *get(struct proctab *pt, uint32_t pid)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	p->gens = calloc(1, sizeof(*p->gens));
-	if (!p->gens || htab_insert(pt->procs, mix64(pid), p)) {
-		free(p->gens);
+	p->as = calloc(1, sizeof(*p->as));
+	if (!p->as || htab_insert(pt->procs, mix64(pid), p)) {
+		free(p->as);
 		free(p);
 		return NULL;
 	}
 	p->pid = pid;
-	p->ngens = 1;
+	p->nas = 1;
 	return p;
+}
+
+/* The address space in effect just before time t: the newest begun
+ * before it (as[0] begins at 0, so for t > 0 there is one).  t == 0: the
+ * newest. */
+static struct aspace *before(struct proc *p, uint64_t t)
+{
+	uint32_t i = p->nas - 1;
+
+	if (!t)
+		return &p->as[i];
+	while (i > 0 && p->as[i].begin >= t)
+		i--;
+	return &p->as[i];
 }
 
 static int aspace_add(struct aspace *as, const struct mapping *m)
@@ -132,65 +150,98 @@ int proctab_mmap(struct proctab *pt, uint32_t pid, const struct mapping *m, uint
 
 	if (!p)
 		return -ENOMEM;
-	if (time > p->last_time)
-		p->last_time = time;
 	copy.path = strpool_intern(pt->paths, m->path ? m->path : "");
 	if (!copy.path)
 		return -ENOMEM;
-	return aspace_add(&p->gens[p->ngens - 1], &copy);
+	copy.time = time;
+	/* the same time as a fork or exec: made by it, so in it (an exec's
+	 * mmaps come after its record, a fork copies its parent's first) */
+	return aspace_add(before(p, time + 1), &copy);
+}
+
+/* A new address space for p beginning at time, in time order; the
+ * mappings its predecessor got from records later than time (read before
+ * this one) move to it.  Returns it, or NULL (ENOMEM). */
+static struct aspace *begin_aspace(struct proc *p, uint64_t time)
+{
+	struct aspace *v = realloc(p->as, (p->nas + 1) * sizeof(*v)), *prev, *as;
+	uint32_t at = p->nas;
+	size_t keep = 0;
+
+	if (!v)
+		return NULL;
+	p->as = v;
+	while (time && at > 1 && p->as[at - 1].begin > time)
+		at--;
+	memmove(&p->as[at + 1], &p->as[at], (p->nas - at) * sizeof(*v));
+	p->nas++;
+	as = &p->as[at];
+	/* never read from /proc: the pid may be another process by now */
+	*as = (struct aspace){ .begin = time, .proc_loaded = true };
+	prev = &p->as[at - 1];
+	for (size_t i = 0; i < prev->n; i++) {
+		if (time && prev->maps[i].time >= time) {
+			if (aspace_add(as, &prev->maps[i]))
+				return NULL;
+		} else {
+			prev->maps[keep++] = prev->maps[i];
+		}
+	}
+	prev->n = keep;
+	return as;
 }
 
 int proctab_exec(struct proctab *pt, uint32_t pid, uint64_t time)
 {
 	struct proc *p = get(pt, pid);
-	struct aspace *g;
 
-	if (!p)
+	if (!p || !begin_aspace(p, time))
 		return -ENOMEM;
-	if (time > p->last_time)
-		p->last_time = time;
-	g = realloc(p->gens, (p->ngens + 1) * sizeof(*g));
-	if (!g)
-		return -ENOMEM;
-	p->gens = g;
-	/* Never read from /proc: the process may have exec'd again since. */
-	p->gens[p->ngens++] = (struct aspace){ .proc_loaded = true };
 	return 0;
 }
 
 int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time)
 {
-	struct proc *parent, *child;
+	struct proc *parent, *child = get(pt, pid);
 	struct aspace *from, *to;
+	size_t own;
 
-	child = lookup(pt, pid);
-	if (child && time && child->last_time > time)
-		return 0;	/* the child's later records came first */
-	child = get(pt, pid);
 	if (!child)
 		return -ENOMEM;
-	child->last_time = time;
-	/* A reused pid: forget the old process. */
-	proc_clear(child);
-	child->gens = calloc(1, sizeof(*child->gens));
-	if (!child->gens)
+	/* what the pid was before this fork is not for /proc to say */
+	child->as[0].proc_loaded = true;
+	to = begin_aspace(child, time);
+	if (!to)
 		return -ENOMEM;
-	child->ngens = 1;
 	parent = lookup(pt, ppid);
-	if (!parent)
+	if (!parent) {
+		/* a parent from before the run, not read: the child's /proc
+		 * shows the same mappings while it has no exec */
+		to->proc_loaded = false;
 		return 0;
-	from = &parent->gens[parent->ngens - 1];
-	to = &child->gens[0];
-	if (from->n) {
-		to->maps = malloc(from->n * sizeof(*to->maps));
-		if (!to->maps)
+	}
+	from = before(parent, time + 1);
+	/* the parent's mappings, older than the child's own */
+	own = to->n;
+	for (size_t i = 0; i < from->n; i++)
+		if (!time || from->maps[i].time <= time)
+			if (aspace_add(to, &from->maps[i]))
+				return -ENOMEM;
+	if (own && to->n > own) {
+		struct mapping *v = malloc(to->n * sizeof(*v));
+
+		if (!v)
 			return -ENOMEM;
-		memcpy(to->maps, from->maps, from->n * sizeof(*to->maps));
-		to->n = to->cap = from->n;
+		memcpy(v, to->maps + own, (to->n - own) * sizeof(*v));
+		memcpy(v + to->n - own, to->maps, own * sizeof(*v));
+		free(to->maps);
+		to->maps = v;
+		to->cap = to->n;
 	}
 	/* The child's mappings are the parent's: if the parent's came from
-	 * /proc (or an exec we saw), /proc must not be read for the child. */
-	to->proc_loaded = from->proc_loaded || parent->ngens > 1;
+	 * /proc (or an exec we saw), /proc must not be read for the child;
+	 * if not, the child's /proc is its own only while it has no exec. */
+	to->proc_loaded = from->proc_loaded || parent->nas > 1;
 	return 0;
 }
 
@@ -238,7 +289,7 @@ int proctab_load_maps(struct proctab *pt, uint32_t pid, FILE *f)
 			continue;
 		/* a " (deleted)" file can only be found through map_files */
 		m.path = strpool_intern(pt->paths, m.path);
-		if (!m.path || aspace_add(&p->gens[p->ngens - 1], &m)) {
+		if (!m.path || aspace_add(&p->as[p->nas - 1], &m)) {
 			err = -ENOMEM;
 			break;
 		}
@@ -257,9 +308,10 @@ int proctab_load_proc(struct proctab *pt, uint32_t pid)
 	p = get(pt, pid);
 	if (!p)
 		return -ENOMEM;
-	if (p->ngens > 1 || p->gens[0].proc_loaded)
+	/* only into the newest, while nothing says /proc shows another */
+	if (p->as[p->nas - 1].proc_loaded)
 		return 0;
-	p->gens[0].proc_loaded = true;
+	p->as[p->nas - 1].proc_loaded = true;
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -298,24 +350,23 @@ static const struct mapping *aspace_find(const struct aspace *as, uint64_t addr)
 	return NULL;
 }
 
-const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint32_t gen, uint64_t addr)
+const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t gen, uint64_t addr)
 {
 	const struct mapping *m;
 	struct proc *p = lookup(pt, pid);
 	struct aspace *as;
 
 	if (!p) {
-		if (proctab_load_proc(pt, pid))
+		if (gen || proctab_load_proc(pt, pid))
 			return NULL;
 		p = lookup(pt, pid);
 		if (!p)
 			return NULL;
 	}
-	/* Records lost or an exec before the run: use the nearest known. */
-	as = &p->gens[gen < p->ngens ? gen : p->ngens - 1];
+	as = before(p, gen ? gen : pt->traced_since);
 	m = aspace_find(as, addr);
-	if (!m && !as->proc_loaded && as == &p->gens[0] && p->ngens == 1 &&
+	if (!m && !as->proc_loaded && as == &p->as[p->nas - 1] &&
 	    proctab_load_proc(pt, pid) == 0)
-		m = aspace_find(&p->gens[0], addr);
+		m = aspace_find(&p->as[p->nas - 1], addr);
 	return m;
 }

@@ -1,12 +1,16 @@
 /* The address spaces of the processes a run has seen, kept so that a
- * process that exited before the report is still symbolized.
+ * process that exited before the report is still symbolized, and one
+ * whose pid was reused is symbolized as itself.
  *
- * Each process has a list of address spaces, one per exec ("generation");
- * the BPF side tags every sample with the same count of execs, so a
- * sample taken before an exec is resolved against the mappings of that
- * time.  Mappings come from perf's MMAP2 side-band records (applied in
- * time order), from the parent at fork, and from /proc/PID/maps for
- * processes that existed before the run. */
+ * Each pid has a list of address spaces, one per fork or exec, each
+ * named by the time it began (CLOCK_MONOTONIC ns, the side-band record's
+ * time; 0 = before the run).  The BPF side tags every sample with the
+ * time its process's address space began as it saw it ("gen", bpf/
+ * procs.h), a little after the record's, so a sample is resolved against
+ * the newest address space begun before its gen: the mappings it ran
+ * under, whatever exec or new process came to the pid later.  Mappings
+ * come from perf's MMAP2 side-band records, from the parent at fork, and
+ * from /proc/PID/maps for processes that existed before the run. */
 #ifndef STACKSCOPE_SYM_PROCTAB_H
 #define STACKSCOPE_SYM_PROCTAB_H
 #include <stdbool.h>
@@ -20,20 +24,26 @@ struct mapping {
 	uint64_t pgoff;		/* file offset of start */
 	struct binary_id id;	/* which file, as the kernel saw it at mmap */
 	const char *path;	/* pooled, owned by the proctab */
+	uint64_t time;		/* of the mmap record; 0 = before the run */
 };
 
 struct proctab;
 struct proctab *proctab_new(void);
 void proctab_free(struct proctab *pt);
 
-/* Side-band events, in time order within a batch; time is the record's
- * timestamp (any monotonic clock, 0 = unknown).  Batches are applied as
- * they are read, so a fork can arrive after its child's first records
- * (read from another CPU's buffer): a fork older than what the child
- * already has is ignored. */
+/* Side-band events; time is the record's timestamp (CLOCK_MONOTONIC ns,
+ * as the BPF side's gens; 0 = unknown: the newest).  Batches are applied
+ * as they are read, so a fork can arrive after its child's first records
+ * (read from another CPU's buffer): an address space begun by a late
+ * record takes the mappings made after it from the one before. */
 int proctab_mmap(struct proctab *pt, uint32_t pid, const struct mapping *m, uint64_t time);
 int proctab_exec(struct proctab *pt, uint32_t pid, uint64_t time);
 int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time);
+
+/* When the BPF side began to see forks and execs: a sample with gen 0
+ * (its process's address space began before) belongs to the newest
+ * address space begun before this time.  Unset (0): to the newest. */
+void proctab_set_traced_since(struct proctab *pt, uint64_t time);
 
 /* Adds the executable mappings of the /proc/PID/maps text read from f
  * to pid's current generation (what proctab_load_proc reads). */
@@ -44,10 +54,12 @@ int proctab_load_proc(struct proctab *pt, uint32_t pid);
 /* The same for every process on the system; returns how many loaded. */
 int proctab_load_all(struct proctab *pt);
 
-/* The mapping covering addr in generation gen of pid (the newest mapping
- * wins where they overlap), or NULL.  A process seen only through /proc
- * is read from /proc on first use. */
-const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint32_t gen, uint64_t addr);
+/* The mapping covering addr in the address space of pid that gen names
+ * (the newest begun before gen; the newest mapping wins where they
+ * overlap), or NULL.  A process never seen in a record is read from /proc
+ * on first use, for gen 0 only: a later gen means a fork or exec this run
+ * saw, after which /proc may show another process. */
+const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t gen, uint64_t addr);
 size_t proctab_count(const struct proctab *pt);
 
 #endif

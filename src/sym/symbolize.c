@@ -10,10 +10,12 @@
 #include "sym/symbolize.h"
 #include "sym/vdso.h"
 
-/* A user address as named: gen has bit 31 set for a return address. */
+/* A user address as named in one address space (sym/proctab.h). */
 struct ukey {
 	uint64_t addr;
-	uint32_t pid, gen;
+	uint64_t gen;
+	uint32_t pid;
+	uint32_t ret;		/* 1: a return address */
 };
 
 /* A user address already resolved, an entry of the symbolizer's ucache. */
@@ -207,7 +209,7 @@ static const char *basename_of(const char *path)
 
 /* One user address; ret_addr: a return address, whose call instruction
  * (the frame's real location) is the byte before. */
-static const char *user_name(struct symbolizer *s, uint32_t pid, uint32_t gen,
+static const char *user_name(struct symbolizer *s, uint32_t pid, uint64_t gen,
 			     uint64_t addr, int ret_addr, int *unsym,
 			     const struct frame_module **mod, uint64_t *offset)
 {
@@ -250,16 +252,16 @@ static bool uname_eq(const void *entry, const void *key)
 {
 	const struct ukey *a = &((const struct uname *)entry)->key, *b = key;
 
-	return a->addr == b->addr && a->pid == b->pid && a->gen == b->gen;
+	return a->addr == b->addr && a->pid == b->pid && a->gen == b->gen && a->ret == b->ret;
 }
 
 /* The name of ips[i] (i > 0: a return address), cached. */
-static struct uname user_frame(struct symbolizer *s, uint32_t pid, uint32_t gen,
+static struct uname user_frame(struct symbolizer *s, uint32_t pid, uint64_t gen,
 			       const uint64_t *ips, int i)
 {
 	/* the same address as a return address names the caller */
 	struct uname u = {
-		.key = { .addr = ips[i], .pid = pid, .gen = gen | (i > 0 ? 1u << 31 : 0) },
+		.key = { .addr = ips[i], .gen = gen, .pid = pid, .ret = i > 0 },
 	};
 	uint64_t h = hash_bytes(&u.key, sizeof(u.key), 0);
 	struct uname *c = htab_find(s->ucache, h, &u.key, uname_eq);
@@ -286,7 +288,7 @@ static struct uname user_frame(struct symbolizer *s, uint32_t pid, uint32_t gen,
 	return u;
 }
 
-int symbolize_user(struct symbolizer *s, uint32_t pid, uint32_t gen,
+int symbolize_user(struct symbolizer *s, uint32_t pid, uint64_t gen,
 		   const uint64_t *ips, int n, struct frame *out)
 {
 	for (int i = 0; i < n; i++) {

@@ -1,7 +1,7 @@
 /* Turning captured instruction pointers into frame names.
  *
  * Kernel frames come from kallsyms; user frames from the symbol table of
- * the file mapped at the address in that process and exec generation
+ * the file mapped at the address in that process's address space (gen)
  * (proctab + symcache).  Every frame gets a name: "func", or
  * "[module+0xOFFSET]" when no symbol covers it, or "[unknown]" when no
  * mapping does; the last two are counted as unsymbolized. */
@@ -37,7 +37,7 @@ void symbolizer_free(struct symbolizer *s);
  * kernel stack loses its tracer frames (ksym_is_tracer()) and everything
  * inner to the outermost of them. */
 int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, struct frame *out);
-int symbolize_user(struct symbolizer *s, uint32_t pid, uint32_t gen,
+int symbolize_user(struct symbolizer *s, uint32_t pid, uint64_t gen,
 		   const uint64_t *ips, int n, struct frame *out);
 const struct sym_stats *symbolizer_stats(const struct symbolizer *s);
 /* Distinct binaries whose symbols were loaded. */

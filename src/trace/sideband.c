@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/sysmacros.h>
 #include <linux/perf_event.h>
@@ -109,6 +110,10 @@ static struct perf_buffer *open_buffers(struct sideband *sb, int build_id)
 		.config = PERF_COUNT_SW_DUMMY,
 		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
 		.sample_id_all = 1,
+		/* the clock of bpf_ktime_get_ns(): record times and the BPF
+		 * side's gens name the same address spaces (bpf/procs.h) */
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
 		.mmap = 1,	/* the kernel emits mmap records only when this is set */
 		.mmap2 = 1,	/* ... and then in the MMAP2 layout */
 		.comm = 1,

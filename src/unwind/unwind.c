@@ -34,7 +34,8 @@ struct table_entry {
  * than hashing the whole copy. */
 struct cache_slot {
 	bool used;
-	uint32_t pid, gen;
+	uint32_t pid;
+	uint64_t gen;
 	struct unwind_regs regs;
 	int n;
 	int nreads;
@@ -149,7 +150,7 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 }
 
 /* Where pc is: the binary's table row for it (NULL: no table covers it). */
-static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint32_t gen,
+static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint64_t gen,
 					uint64_t pc, uint64_t *vaddr)
 {
 	const struct mapping *m = proctab_find(u->pt, pid, gen, pc);
@@ -282,7 +283,7 @@ static enum step step_row(const struct unwind_row *row, uint64_t vaddr, const st
 	return ra ? STEP_OK : STEP_END;
 }
 
-static int walk(struct unwinder *u, uint32_t pid, uint32_t gen, const struct unwind_regs *regs,
+static int walk(struct unwinder *u, uint32_t pid, uint64_t gen, const struct unwind_regs *regs,
 		const struct snap *s, uint64_t *ips, int max, bool *truncated)
 {
 	struct unwind_regs r = *regs;
@@ -321,16 +322,16 @@ static int walk(struct unwinder *u, uint32_t pid, uint32_t gen, const struct unw
 	return n;
 }
 
-static size_t cache_index(uint32_t pid, uint32_t gen, const struct unwind_regs *r)
+static size_t cache_index(uint32_t pid, uint64_t gen, const struct unwind_regs *r)
 {
-	uint64_t k[4] = { ((uint64_t)pid << 32) | gen, r->ip, r->sp, r->bp };
+	uint64_t k[5] = { pid, gen, r->ip, r->sp, r->bp };
 
 	return hash_bytes(k, sizeof(k), 0) & (CACHE_SLOTS - 1);
 }
 
 /* Does the snapshot hold, at every offset the cached walk read, the same
  * value? */
-static bool cache_matches(const struct cache_slot *c, uint32_t pid, uint32_t gen,
+static bool cache_matches(const struct cache_slot *c, uint32_t pid, uint64_t gen,
 			  const struct unwind_regs *r, const uint8_t *data, size_t size)
 {
 	const uint64_t *off = c->ips + c->n, *val = off + c->nreads;
@@ -349,7 +350,7 @@ static bool cache_matches(const struct cache_slot *c, uint32_t pid, uint32_t gen
 	return true;
 }
 
-int unwind_stack(struct unwinder *u, uint32_t pid, uint32_t gen,
+int unwind_stack(struct unwinder *u, uint32_t pid, uint64_t gen,
 		 const struct unwind_regs *regs, const void *stack, size_t size,
 		 uint64_t *ips, int max, bool *truncated)
 {

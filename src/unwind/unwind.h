@@ -50,7 +50,7 @@ void unwinder_free(struct unwinder *u);
  * trampoline's with SYM_IP_SIGNAL (sym/symbolize.h) set; sets *truncated
  * when the chain did not end at its outermost frame.  Returns the count.
  * The result is valid until the next call. */
-int unwind_stack(struct unwinder *u, uint32_t pid, uint32_t gen,
+int unwind_stack(struct unwinder *u, uint32_t pid, uint64_t gen,
 		 const struct unwind_regs *regs, const void *stack, size_t size,
 		 uint64_t *ips, int max, bool *truncated);
 const struct unwind_stats *unwinder_stats(const struct unwinder *u);

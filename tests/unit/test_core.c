@@ -100,19 +100,24 @@ TEST(proctab_generations_follow_exec)
 	uint32_t pid = 0x7ffffff0;
 
 	CHECK(pt);
-	CHECK_INT(proctab_exec(pt, pid, 0), 0);		/* gen 1: sh */
-	CHECK_INT(proctab_mmap(pt, pid, &a, 0), 0);
-	CHECK_INT(proctab_exec(pt, pid, 0), 0);		/* gen 2: app */
-	CHECK_INT(proctab_mmap(pt, pid, &b, 0), 0);
-	m = proctab_find(pt, pid, 1, 0x1800);
+	/* records at 100 and 200; the BPF side's gens a little later */
+	CHECK_INT(proctab_exec(pt, pid, 100), 0);	/* sh */
+	CHECK_INT(proctab_mmap(pt, pid, &a, 101), 0);
+	CHECK_INT(proctab_exec(pt, pid, 200), 0);	/* app */
+	CHECK_INT(proctab_mmap(pt, pid, &b, 201), 0);
+	m = proctab_find(pt, pid, 102, 0x1800);
 	CHECK(m && !strcmp(m->path, "/bin/sh"));
-	m = proctab_find(pt, pid, 2, 0x1800);
+	m = proctab_find(pt, pid, 202, 0x1800);
 	CHECK(m && !strcmp(m->path, "/usr/bin/app") && m->pgoff == 0x1000);
-	CHECK(proctab_find(pt, pid, 1, 0x2800) == NULL);
-	CHECK(proctab_find(pt, pid, 2, 0x2800) != NULL);
-	/* a generation beyond what was seen falls back to the newest */
-	m = proctab_find(pt, pid, 9, 0x1800);
+	CHECK(proctab_find(pt, pid, 102, 0x2800) == NULL);
+	CHECK(proctab_find(pt, pid, 202, 0x2800) != NULL);
+	/* a gen later than every record: the newest */
+	m = proctab_find(pt, pid, 999, 0x1800);
 	CHECK(m && !strcmp(m->path, "/usr/bin/app"));
+	/* gen 0 (begun before tracing): the newest begun before it */
+	proctab_set_traced_since(pt, 150);
+	m = proctab_find(pt, pid, 0, 0x1800);
+	CHECK(m && !strcmp(m->path, "/bin/sh"));
 	proctab_free(pt);
 }
 
@@ -124,12 +129,12 @@ TEST(proctab_newest_mapping_wins)
 	uint32_t pid = 0x7ffffff1;
 	const struct mapping *m;
 
-	proctab_exec(pt, pid, 0);
-	proctab_mmap(pt, pid, &a, 0);
-	proctab_mmap(pt, pid, &b, 0);
-	m = proctab_find(pt, pid, 1, 0x2100);
+	proctab_exec(pt, pid, 10);
+	proctab_mmap(pt, pid, &a, 11);
+	proctab_mmap(pt, pid, &b, 12);
+	m = proctab_find(pt, pid, 13, 0x2100);
 	CHECK(m && !strcmp(m->path, "/new.so"));
-	m = proctab_find(pt, pid, 1, 0x4100);
+	m = proctab_find(pt, pid, 13, 0x4100);
 	CHECK(m && !strcmp(m->path, "/old.so"));
 	proctab_free(pt);
 }
@@ -146,12 +151,12 @@ TEST(proctab_many_processes_and_pid_0)
 	/* pids far above pid_max: /proc never has them */
 	for (uint32_t pid = 0x7fff0000; pid < 0x7fff0000 + 2000; pid++) {
 		a.pgoff = pid;
-		proctab_exec(pt, pid, 0);
-		proctab_mmap(pt, pid, &a, 0);
+		proctab_exec(pt, pid, 10);
+		proctab_mmap(pt, pid, &a, 11);
 	}
 	CHECK_INT(proctab_count(pt), 2000);
 	for (uint32_t pid = 0x7fff0000; pid < 0x7fff0000 + 2000; pid++) {
-		const struct mapping *m = proctab_find(pt, pid, 1, 0x1800);
+		const struct mapping *m = proctab_find(pt, pid, 12, 0x1800);
 
 		found += m && m->pgoff == pid;
 	}
@@ -163,27 +168,36 @@ TEST(proctab_many_processes_and_pid_0)
 	proctab_free(pt);
 }
 
-TEST(proctab_fork_copies_and_pid_reuse_resets)
+TEST(proctab_fork_copies_and_pid_reuse_keeps_the_dead)
 {
 	struct proctab *pt = proctab_new();
 	struct mapping a = map(0x1000, 0x2000, 0, "/bin/parent");
 	struct mapping c = map(0x8000, 0x9000, 0, "/lib/child-only.so");
+	struct mapping d = map(0x1000, 0x2000, 0, "/bin/decoy");
 	uint32_t parent = 0x7ffffff2, child = 0x7ffffff3;
 	const struct mapping *m;
 
-	proctab_exec(pt, parent, 0);
-	proctab_mmap(pt, parent, &a, 0);
-	CHECK_INT(proctab_fork(pt, parent, child, 0), 0);
-	m = proctab_find(pt, child, 0, 0x1800);
+	proctab_exec(pt, parent, 10);
+	proctab_mmap(pt, parent, &a, 11);
+	CHECK_INT(proctab_fork(pt, parent, child, 20), 0);
+	m = proctab_find(pt, child, 21, 0x1800);
 	CHECK(m && !strcmp(m->path, "/bin/parent"));
-	proctab_mmap(pt, child, &c, 0);
+	proctab_mmap(pt, child, &c, 22);
 	/* the child's own mapping is not the parent's */
-	CHECK(proctab_find(pt, parent, 1, 0x8800) == NULL);
-	CHECK(proctab_find(pt, child, 0, 0x8800) != NULL);
-	/* the pid is reused by a new fork of the parent: old maps are gone */
-	CHECK_INT(proctab_fork(pt, parent, child, 0), 0);
-	CHECK(proctab_find(pt, child, 0, 0x8800) == NULL);
-	CHECK(proctab_find(pt, child, 0, 0x1800) != NULL);
+	CHECK(proctab_find(pt, parent, 12, 0x8800) == NULL);
+	CHECK(proctab_find(pt, child, 21, 0x8800) != NULL);
+	/* the pid is reused by a new fork of the parent, which runs another
+	 * program: the dead child's samples (gen 21) keep its mappings */
+	CHECK_INT(proctab_fork(pt, parent, child, 30), 0);
+	CHECK(proctab_find(pt, child, 31, 0x8800) == NULL);
+	CHECK(proctab_find(pt, child, 31, 0x1800) != NULL);
+	CHECK_INT(proctab_exec(pt, child, 40), 0);
+	proctab_mmap(pt, child, &d, 41);
+	m = proctab_find(pt, child, 42, 0x1800);
+	CHECK(m && !strcmp(m->path, "/bin/decoy"));
+	m = proctab_find(pt, child, 21, 0x1800);
+	CHECK(m && !strcmp(m->path, "/bin/parent"));
+	CHECK(proctab_find(pt, child, 21, 0x8800) != NULL);
 	proctab_free(pt);
 }
 
@@ -201,7 +215,15 @@ TEST(proctab_late_fork_record_does_not_wipe_child)
 	proctab_exec(pt, child, 30);
 	proctab_mmap(pt, child, &c, 31);
 	CHECK_INT(proctab_fork(pt, parent, child, 20), 0);
-	CHECK(proctab_find(pt, child, 1, 0x8800) != NULL);
+	CHECK(proctab_find(pt, child, 32, 0x8800) != NULL);
+	CHECK(proctab_find(pt, child, 32, 0x1800) == NULL);
+	/* between the fork and the exec, the parent's */
+	CHECK(proctab_find(pt, child, 21, 0x1800) != NULL);
+	/* a child mmap read before its fork moves to the fork's space */
+	proctab_mmap(pt, 0x7ffffff6, &c, 55);
+	CHECK_INT(proctab_fork(pt, parent, 0x7ffffff6, 50), 0);
+	CHECK(proctab_find(pt, 0x7ffffff6, 51, 0x8800) != NULL);
+	CHECK(proctab_find(pt, 0x7ffffff6, 51, 0x1800) != NULL);
 	proctab_free(pt);
 }
 

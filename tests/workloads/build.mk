@@ -49,3 +49,22 @@ $(UWDIR)/%: tests/workloads/unwind/%.c
 	@mkdir -p $(@D)
 	$(NOFP) $< -o $@
 include tests/workloads/graph/build.mk
+
+# Pid reuse (tests/workloads/reuse): one source built as a victim and a
+# decoy, without PIE (the same addresses, other names) and with it, and
+# the helper that hands a chosen pid to a new process.
+RUDIR := $(WLDIR)/reuse
+REUSE_WORKLOADS := $(RUDIR)/victim $(RUDIR)/decoy $(RUDIR)/victim_pie $(RUDIR)/decoy_pie \
+	$(RUDIR)/pidreuse
+workloads: $(REUSE_WORKLOADS)
+
+$(RUDIR)/victim $(RUDIR)/decoy: $(RUDIR)/%: tests/workloads/reuse/spin.c
+	@mkdir -p $(@D)
+	$(CLANG) $(WLFLAGS) -fno-pie -no-pie -DROLE=$* $< -o $@
+$(RUDIR)/victim_pie $(RUDIR)/decoy_pie: $(RUDIR)/%_pie: tests/workloads/reuse/spin.c
+	@mkdir -p $(@D)
+	$(CLANG) $(WLFLAGS) -fpie -pie -DROLE=$* $< -o $@
+$(RUDIR)/pidreuse: tests/workloads/reuse/pidreuse.c
+	@mkdir -p $(@D)
+	$(CLANG) $(WLFLAGS) $< -o $@
+

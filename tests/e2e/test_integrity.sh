@@ -1,0 +1,36 @@
+# Wrong data on a busy machine: a pid handed to a new process during the
+# run, a binary that forges another's build id.
+
+# reuse VICTIM DECOY: runs VICTIM for 300 ms of CPU, then DECOY under the
+# same pid once VICTIM is reaped; DECOY stays (paused) until the test ends
+reuse() {
+	"$WL/reuse/$1" 300 &
+	local v=$!
+	wait $v || fail "$1 exited $?"
+	"$WL/reuse/pidreuse" $v "$WL/reuse/$2" 300 pause >"$2.pid" &
+	wait_for "[ -s $2.pid ]" 30
+	[ "$(cat "$2.pid")" = $v ] || fail "pidreuse: $(cat "$2.pid")"
+	wait_for "runs_exe $v $WL/reuse/$2 && in_syscall $v 34"	# 34: pause
+}
+
+# A process that exited while a system-wide run lasts keeps its own names
+# when its pid goes to another program: the samples are resolved against
+# the mappings they ran under (without PIE the newcomer has other
+# functions at the same addresses; with PIE, other addresses).
+test_pid_reuse_keeps_the_dead_process_names() {
+	"$SS" profile -F 499 -o out.folded 2>err.txt &
+	local ss=$!
+	wait_for "tracing_live $ss"
+	reuse victim decoy
+	reuse victim_pie decoy_pie
+	kill -INT $ss
+	wait $ss || fail "profile exited $?: $(cat err.txt)"
+	for v in victim victim_pie; do
+		all=$(samples out.folded "^$v;")
+		good=$(samples out.folded "^$v;([^;]*;)*main;victim_outer;victim_spin(;| )")
+		[ "$good" -ge 20 ] || fail "$v: $good of $all samples under main;victim_outer;victim_spin: $(grep "^$v;" out.folded | sort -t' ' -k2 -nr | head -3)"
+		! grep -q "^$v;.*decoy" out.folded || fail "$v named by the decoy: $(grep "^$v;.*decoy" out.folded | head -3)"
+	done
+	kill $(cat decoy.pid decoy_pie.pid)
+}
+

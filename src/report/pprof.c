@@ -17,7 +17,7 @@ enum {
 	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3,
 	PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6,
 	PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11,
-	PROFILE_PERIOD = 12, PROFILE_COMMENT = 13,
+	PROFILE_PERIOD = 12, PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
 	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
@@ -375,7 +375,8 @@ static void write_sample(struct pw *w, struct pb *out, struct pb *smp, struct pb
 	pb_msg(smp, SAMPLE_LOCATION_ID, tmp);
 	for (unsigned int i = 0; i < o->ntypes; i++) {
 		uint64_t scale = o->types[i].scale ? o->types[i].scale : 1;
-		uint64_t v = e->value > INT64_MAX / scale ? INT64_MAX : e->value * scale;
+		uint64_t x = o->types[i].events ? e->events : e->value;
+		uint64_t v = x > INT64_MAX / scale ? INT64_MAX : x * scale;
 
 		pb_varint(tmp, v);
 	}
@@ -541,6 +542,13 @@ int report_pprof_write(FILE *f, const struct stacks *s, const struct pprof_opts 
 	pb_uint(&out, PROFILE_TIME_NANOS, (uint64_t)o->time_nanos);
 	pb_uint(&out, PROFILE_DURATION_NANOS, (uint64_t)o->duration_nanos);
 	pb_uint(&out, PROFILE_PERIOD, (uint64_t)o->period);
+	if (o->default_type) {
+		int64_t d = str_id(&w, o->default_type);
+
+		if (d < 0)
+			goto free_all;
+		pb_uint(&out, PROFILE_DEFAULT_SAMPLE_TYPE, (uint64_t)d);
+	}
 	/* last: every string is in by now */
 	write_tables(&w, &out, &tmp, &line);
 	if (out.err || tmp.err || line.err)

@@ -41,11 +41,13 @@ struct pprof_sample_type {
 	const char *type;
 	const char *unit;
 	uint64_t scale;		/* an entry's value times this; 0 counts as 1 */
+	bool events;		/* the entry's events instead (times scale) */
 };
 
 struct pprof_opts {
 	struct pprof_sample_type types[PPROF_MAX_TYPES];
 	unsigned int ntypes;		/* 0: one ("samples", "count") */
+	const char *default_type;	/* the type viewers show first; NULL: the last */
 	const char *period_type;	/* NULL: none */
 	const char *period_unit;
 	int64_t period;			/* period_unit per sample (1e9 / Hz) */

@@ -179,6 +179,12 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 	       uint64_t value)
 {
+	return stacks_add_events(s, frames, depth, value, 0);
+}
+
+int stacks_add_events(struct stacks *s, const struct frame *frames, unsigned int depth,
+		      uint64_t value, uint64_t events)
+{
 	if (!s || !frames || !depth)
 		return -EINVAL;
 	for (unsigned int i = 0; i < depth; i++)
@@ -210,6 +216,7 @@ int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 
 	if (e) {
 		e->value = add_sat(e->value, value);
+		e->events = add_sat(e->events, events);
 		s->total = add_sat(s->total, value);
 		return 0;
 	}
@@ -228,6 +235,7 @@ int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 	e->frames = (struct frame *)(e + 1);
 	e->depth = depth;
 	e->value = value;
+	e->events = events;
 	memcpy(e->frames, s->scratch, depth * sizeof(*e->frames));
 	if (htab_insert(s->index, h, e))
 		return -ENOMEM;

@@ -16,11 +16,15 @@
 
 /* One distinct stack: frames[0] is the outermost (root) frame,
  * frames[depth - 1] the innermost (leaf).  frames is owned by the struct
- * stacks; value is the sum of every stacks_add() of this stack. */
+ * stacks; value is the sum of every stacks_add() of this stack; events
+ * the sum of the events those values count where a capture counts them
+ * apart from the value (offcpu: the waits its blocked time sums), else 0.
+ * Writers by name (folded, SVG) show value only. */
 struct stack_entry {
 	struct frame *frames;
 	unsigned int depth;
 	uint64_t value;
+	uint64_t events;
 };
 
 struct stacks;
@@ -36,6 +40,9 @@ void stacks_free(struct stacks *s);
  * invalidated by stacks_add() and stacks_sort(). */
 int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 	       uint64_t value);
+/* The same, with the events value sums (added up likewise). */
+int stacks_add_events(struct stacks *s, const struct frame *frames, unsigned int depth,
+		      uint64_t value, uint64_t events);
 
 size_t stacks_count(const struct stacks *s);
 /* Stacks distinct by name (what folded and SVG show); entries must be

@@ -122,7 +122,7 @@ static int on_snapshot(void *arg, void *data, size_t size)
 						   .tid = sp->o.per_thread ? s.tid : 0,
 						   .kstack = s.kstack, .extra = s.extra,
 						   .extra_len = s.extra_len },
-			   ips, n, trunc, s.value);
+			   ips, n, trunc, s.value, s.events);
 	if (err && !sp->snap_err)
 		sp->snap_err = err;
 	return 0;
@@ -273,7 +273,7 @@ int stackpipe_add(struct stackpipe *sp, const struct stack_sample *smp)
 	}
 	n += thread_frames(sp, sym, fr + n, task[1], sizeof(task[1]), smp->comm, smp->pid,
 			   smp->tid, smp->gen, smp->utrunc, smp->nu, smp->uips, smp->nk, smp->kips);
-	return stacks_add(sp->stacks, fr, n, smp->value);
+	return stacks_add_events(sp->stacks, fr, n, smp->value, smp->events);
 }
 
 struct stacks *stackpipe_stacks(struct stackpipe *sp)

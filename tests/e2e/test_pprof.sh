@@ -136,12 +136,40 @@ test_pprof_kernel_mapping_and_folded_agree() {
 	diff want.folded back.folded >d.txt || fail "round trip differs: $(head -5 d.txt)"
 }
 
+# offcpu_waits RAW ERR: the waits (events/count) of an offcpu_wl run's
+# pprof: main;sleeper;raw_nanosleep slept 3 times in nanosleep(2), and no
+# more waits than the blocked intervals the closing line counts
+offcpu_waits() {
+	local naps all intervals
+	raw_folded 1 <"$1" >waits.folded
+	naps=$(samples waits.folded '^offcpu_wl;([^;]*;)*main;sleeper;raw_nanosleep;([^;]*;)*do_nanosleep_\[k\]')
+	[ "$naps" = 3 ] || fail "$naps waits in do_nanosleep under main;sleeper, not 3: $(grep sleeper waits.folded)"
+	all=$(total waits.folded)
+	intervals=$(sed -n 's/^stackscope offcpu: \([0-9]*\) blocked intervals.*/\1/p' "$2")
+	[ -n "$intervals" ] && [ "$all" -le "$intervals" ] && [ "$all" -ge 5 ] ||
+		fail "$all waits in the pprof, ${intervals:-no} blocked intervals counted: $(cat "$2")"
+}
+
+test_pprof_offcpu_waits_fp() {
+	# waits counted in the kernel with frame-pointer stacks (the other
+	# test: user stacks copied at syscall exit, counted here)
+	timeout 60 "$SS" offcpu --unwind fp -o out.pb.gz -- "$WL/offcpu_wl" >wl.txt 2>err.txt ||
+		fail "offcpu exited $?: $(cat err.txt)"
+	gopprof -raw out.pb.gz >raw.txt || fail "go tool pprof -raw: $(cat gopprof.err)"
+	offcpu_waits raw.txt err.txt
+	# -top shows the default type, the time
+	gopprof -top out.pb.gz >top.txt || fail "go tool pprof -top: $(cat gopprof.err)"
+	grep -q '^Type: offcpu$' top.txt || fail "-top's type: $(head -3 top.txt)"
+}
+
 test_pprof_offcpu() {
 	timeout 60 "$SS" offcpu -o out.pb.gz -- "$WL/offcpu_wl" >wl.txt 2>err.txt ||
 		fail "offcpu exited $?: $(cat err.txt)"
 	gopprof -raw out.pb.gz >raw.txt || fail "go tool pprof -raw: $(cat gopprof.err)"
-	grep -q '^offcpu/nanoseconds$' raw.txt || fail "sample type: $(grep -A1 Samples: raw.txt)"
+	grep -q '^offcpu/nanoseconds\[dflt\] events/count$' raw.txt ||
+		fail "sample types: $(grep -A1 Samples: raw.txt)"
 	raw_folded 0 <raw.txt >go.folded
+	offcpu_waits raw.txt err.txt
 	# values are ns: the model's microseconds times 1000
 	bad=$(awk '$NF % 1000' go.folded | head -2)
 	[ -z "$bad" ] || fail "values not whole microseconds in ns: $bad"

@@ -365,3 +365,52 @@ out:
 	stacks_free(s);
 	stacks_free(back);
 }
+
+/* offcpu's two values: the time (value, in us, written in ns) and the
+ * waits it sums (events), with the time as the default type. */
+TEST(pprof_events_type)
+{
+	static const struct pprof_opts off_opts = {
+		.types = { { "offcpu", "nanoseconds", 1000 }, { "events", "count", 1, .events = true } },
+		.ntypes = 2, .default_type = "offcpu",
+	};
+	struct frame a[] = { { "app", FRAME_COMM, 42 }, { "main", FRAME_USER, 0x401100, &app, 0x1100 } };
+	struct frame b[] = { { "app", FRAME_COMM, 42 }, { "wait", FRAME_USER, 0x401200, &app, 0x1200 } };
+	struct stacks *s = stacks_new(), *back = stacks_new();
+	size_t gzlen = 0, len = 0;
+	unsigned char *gz = NULL, *raw = NULL;
+	struct pprof_read_info info;
+	struct m prof;
+	uint64_t vals[4];
+
+	CHECK(s && back);
+	if (!s || !back)
+		goto out;
+	CHECK_INT(stacks_add_events(s, a, 2, 300, 3), 0);
+	CHECK_INT(stacks_add_events(s, a, 2, 100, 1), 0);	/* merged: 400 us in 4 waits */
+	CHECK_INT(stacks_add_events(s, b, 2, 7, 2), 0);
+	CHECK_INT(stacks_add(s, b, 2, 1), 0);			/* no events given: none added */
+	stacks_sort(s);
+	CHECK(stacks_get(s, 0)->events == 4 && stacks_get(s, 1)->events == 2);
+	gz = pprof_bytes(s, &off_opts, &gzlen);
+	raw = gz ? gunzip(gz, gzlen, &len) : NULL;
+	CHECK(raw != NULL);
+	if (!raw)
+		goto out;
+	prof = (struct m){ raw, raw + len };
+	CHECK_STR(str(prof, uint_field(nth(prof, 1, 1), 1, 0)), "events");
+	CHECK_STR(str(prof, uint_field(prof, 14, 0)), "offcpu");
+	CHECK_INT(packed(nth(prof, 2, 0), 2, vals, 4), 2);
+	CHECK(vals[0] == 400000 && vals[1] == 4);
+	CHECK_INT(packed(nth(prof, 2, 1), 2, vals, 4), 2);
+	CHECK(vals[0] == 8000 && vals[1] == 2);
+	/* read back: the default type is the time, not the last */
+	CHECK_INT(report_pprof_read(gz, gzlen, back, NULL, &info), 0);
+	CHECK_STR(info.type, "offcpu");
+	CHECK_INT(stacks_total(back), 408000);
+out:
+	free(raw);
+	free(gz);
+	stacks_free(s);
+	stacks_free(back);
+}

@@ -7,8 +7,11 @@
  *   - one Sample per entry (entries differ by location, so two samples
  *     may show the same names), its location ids leaf first, its values
  *     the entry's value times each sample type's scale;
- *   - one Location per distinct (mapping, address) with one Line to its
- *     Function (the frame's name); a user frame the symbolizer could not
+ *   - one Location per distinct (mapping, address) with a Line to its
+ *     Function (the frame's name, and its source file when DWARF gave
+ *     one: stacks/frame.h's src), with the line number; frames of
+ *     functions inlined there (src->inlined) are more Lines of the same
+ *     Location, the innermost first; a user frame the symbolizer could not
  *     name ("[module+0xOFF]", "[unknown]" inside a mapping) has no Line,
  *     so a later symbolizer (pprof's own) can name it by address;
  *     frames without an address (synthetic ones, or read from folded

@@ -32,8 +32,9 @@ struct stacks;
 struct stacks *stacks_new(void);
 void stacks_free(struct stacks *s);
 
-/* Copies frames, interning their names and modules.  A stack whose frames
- * (names, kinds, addresses, modules) equal an existing entry's is merged
+/* Copies frames, interning their names, modules and source lines.  A
+ * stack whose frames (names, kinds, addresses, modules, source lines)
+ * equal an existing entry's is merged
  * into it: values add up
  * (saturating at UINT64_MAX).  O(depth) amortised.  Returns 0, -EINVAL
  * (depth 0, a NULL name) or -ENOMEM.  Pointers from stacks_get() are
@@ -62,7 +63,8 @@ void stacks_sort(struct stacks *s);
 /* Lexical order of two stacks, root frame first: frame names by strcmp(),
  * then kind (user < kernel < comm < mark < task), and a stack before
  * every longer stack it is a prefix of; stacks equal so far by address,
- * then module path and build id.  0 only for equal stacks. */
+ * then module path and build id, then source line.  0 only for equal
+ * stacks. */
 int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b);
 
 #endif

@@ -344,10 +344,14 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 	if (sp->sym && symbolizer_src_stats(sp->sym)) {
 		const struct srcline_stats *ss = symbolizer_src_stats(sp->sym);
 
-		debug("source lines: %llu addresses looked up in DWARF, %llu found, %llu inlined "
-		      "frames added; %llu binaries with DWARF, %llu without; %llu look-ups past the "
-		      "limit", (unsigned long long)ss->lookups, (unsigned long long)ss->found,
+		debug("source lines: %llu addresses looked up in DWARF in %.3f s, %llu found, %llu "
+		      "inlined frames added; %llu binaries with DWARF, %llu without",
+		      (unsigned long long)ss->lookups, ss->ns / 1e9, (unsigned long long)ss->found,
 		      (unsigned long long)st->inlined, (unsigned long long)ss->binaries,
-		      (unsigned long long)ss->no_dwarf, (unsigned long long)ss->over_limit);
+		      (unsigned long long)ss->no_dwarf);
+		if (ss->over_limit)
+			msg("source lines: %llu frames left without (DWARF's time budget of %.1f s or "
+			    "its %u addresses spent)", (unsigned long long)ss->over_limit,
+			    SRCLINE_BUDGET_NS / 1e9, SRCLINE_MAX_ADDRS);
 	}
 }

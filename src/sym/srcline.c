@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <gelf.h>
 #include "common.h"
@@ -387,6 +388,14 @@ static struct srcline_chain *build_chain(struct srcmap *m, struct binary *b, uin
 	return c;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
 struct addr_key {
 	const struct frame_module *mod;
 	uint64_t off;
@@ -404,7 +413,7 @@ const struct srcline_chain *srcmap_lookup(struct srcmap *m, const struct frame_m
 					  const char *alt_path, uint64_t off)
 {
 	struct addr_key k = { mod, off };
-	uint64_t h = mix64((uintptr_t)mod ^ mix64(off)), vaddr;
+	uint64_t h = mix64((uintptr_t)mod ^ mix64(off)), vaddr, t0;
 	struct addr_entry *a;
 	struct binary *b;
 
@@ -413,7 +422,7 @@ const struct srcline_chain *srcmap_lookup(struct srcmap *m, const struct frame_m
 	a = htab_find(m->addrs, h, &k, addr_eq);
 	if (a)
 		return a->chain;
-	if (m->stats.lookups >= SRCLINE_MAX_ADDRS) {
+	if (m->stats.lookups >= SRCLINE_MAX_ADDRS || m->stats.ns >= SRCLINE_BUDGET_NS) {
 		m->stats.over_limit++;
 		return NULL;
 	}
@@ -422,9 +431,11 @@ const struct srcline_chain *srcmap_lookup(struct srcmap *m, const struct frame_m
 		return NULL;
 	a->mod = mod;
 	a->off = off;
+	t0 = now_ns();
 	b = binary_of(m, mod, alt_path);
 	if (b && b->dw.dw && off_to_vaddr(b, off, &vaddr))
 		a->chain = build_chain(m, b, vaddr);
+	m->stats.ns += now_ns() - t0;
 	if (htab_insert(m->addrs, h, a)) {
 		free((void *)a->chain);
 		free(a);

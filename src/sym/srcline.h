@@ -7,8 +7,11 @@
  * per module, kept for the map's life (libdw's line tables and CU
  * indexes are built on first use).  Bounded: SRCLINE_MAX_LEVELS levels
  * per address (deeper inlining is cut at the inner end: its code counts
- * on the call site that is kept), SRCLINE_MAX_ADDRS cached addresses
- * (any beyond get no chain, and are counted). */
+ * on the call site that is kept), SRCLINE_MAX_ADDRS cached addresses,
+ * and SRCLINE_BUDGET_NS of time spent in DWARF in all (a distribution's
+ * debug files are compressed, and every new compile unit's line table
+ * and DIEs are read): addresses past either get no chain, and are
+ * counted. */
 #ifndef STACKSCOPE_SYM_SRCLINE_H
 #define STACKSCOPE_SYM_SRCLINE_H
 #include <stdint.h>
@@ -16,6 +19,7 @@
 
 #define SRCLINE_MAX_LEVELS 16
 #define SRCLINE_MAX_ADDRS (1u << 18)
+#define SRCLINE_BUDGET_NS 1000000000ULL
 
 /* One function of a chain.  func: its name as DWARF has it (a C++
  * linkage name demangled), NULL when DWARF names none; src: the source
@@ -39,7 +43,9 @@ struct srcline_stats {
 	uint64_t found;		/* ... with a chain */
 	uint64_t binaries;	/* modules whose DWARF was opened */
 	uint64_t no_dwarf;	/* modules without (or not the file the process mapped) */
-	uint64_t over_limit;	/* addresses past SRCLINE_MAX_ADDRS, not looked up */
+	uint64_t over_limit;	/* look-ups past SRCLINE_MAX_ADDRS or the time
+				 * budget, not done */
+	uint64_t ns;		/* time spent in DWARF */
 };
 
 struct srcmap;

@@ -81,6 +81,11 @@ test_pprof_profile_chain() {
 	grep -q '^Period: 1001001$' raw.txt || fail "period: $(grep Period raw.txt)"
 	grep -q '^samples/count cpu/nanoseconds' raw.txt || fail "sample types: $(grep -A1 Samples: raw.txt)"
 	grep -q '^Duration: ' raw.txt || fail "no duration"
+	# the run's start, as the wall clock had it (this test ran within the hour)
+	start=$(sed -n 's/^Time: \([0-9-]* [0-9:.]*\) \([-+][0-9]*\) .*/\1 \2/p' raw.txt)
+	age=$(($(date +%s) - $(date -d "${start:-none}" +%s 2>/dev/null || echo 0)))
+	[ -n "$start" ] && [ "$age" -ge 0 ] && [ "$age" -lt 3600 ] ||
+		fail "start time: $(grep '^Time' raw.txt)"
 	# every value pair is (count, count * period)
 	bad=$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
 		s && /^ +[0-9]+ +[0-9]+:/ { sub(":", "", $2); if ($1 * 1001001 != $2) print }' raw.txt)

@@ -169,3 +169,33 @@ $(SYMFIX_DIR)/unwind-longfde.so:
 	  echo 'ret'; echo '.cfi_endproc'; echo '.size longfde,.-longfde'; } > $@.s
 	$(CC) -nostdlib -shared $@.s -o $@
 	rm -f $@.s
+
+# Inlined functions (test_srcline.c), from tests/workloads/inline/inline_chain.c:
+#   inline-chain       -O2 -g (clang: no .debug_aranges), fixed build id
+#   inline-chain.a2l   binutils' truth for every instruction of outer:
+#                      "@ OFFSET" (file offset), then `addr2line -f -i`'s
+#                      "FUNC FILE:LINE", innermost first
+#   inline-chain.gcc   the same built by gcc (with .debug_aranges), and
+#   inline-chain.gcc.a2l
+INLFIX_SRC := tests/workloads/inline/inline_chain.c
+fixtures: $(SYMFIX_DIR)/inline-chain.a2l $(SYMFIX_DIR)/inline-chain.gcc.a2l
+$(SYMFIX_DIR)/inline-chain: $(INLFIX_SRC)
+	@mkdir -p $(@D)
+	$(CLANG) -O2 -g -Wl,--build-id=0x$(SYMFIX_BUILDID) $< -o $@
+$(SYMFIX_DIR)/inline-chain.gcc: $(INLFIX_SRC)
+	@mkdir -p $(@D)
+	gcc -O2 -g $< -o $@
+$(SYMFIX_DIR)/%.a2l: $(SYMFIX_DIR)/%
+	objdump -d --no-show-raw-insn $< | awk '/^[0-9a-f]+ <outer>:$$/ { on = 1; next } /^$$/ { on = 0 } \
+		on && /^ *[0-9a-f]+:/ { sub(":", "", $$1); print $$1 }' > $@.addrs
+	readelf -lW $< | awk '$$1 == "LOAD" { print $$2, $$3, $$5 }' | \
+	while read -r o v f; do \
+		while read -r a; do \
+			if [ $$((0x$$a)) -ge $$((v)) ] && [ $$((0x$$a)) -lt $$((v + f)) ]; then \
+				printf '@ %x\n' $$((0x$$a - v + o)); \
+				addr2line -f -i -e $< 0x$$a | paste -d' ' - -; \
+			fi; \
+		done < $@.addrs; \
+	done > $@.tmp
+	rm -f $@.addrs
+	mv $@.tmp $@

@@ -33,6 +33,27 @@ static __always_inline long map_add(void *map, const void *key, __u64 delta)
 	return 0;
 }
 
+/* Adds (a, b) to the pair of __u64 of key in a hash map (a sum and the
+ * events it sums), inserting it when it is not there.  Returns 0, or
+ * -errno when the map is full. */
+static __always_inline long map_add2(void *map, const void *key, __u64 a, __u64 b)
+{
+	__u64 *v = bpf_map_lookup_elem(map, key), init[2] = { a, b };
+	long err;
+
+	if (!v) {
+		err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+		if (!err)
+			return 0;
+		v = bpf_map_lookup_elem(map, key);
+		if (!v)
+			return err;
+	}
+	__sync_fetch_and_add(&v[0], a);
+	__sync_fetch_and_add(&v[1], b);
+	return 0;
+}
+
 /* The flags of a ring-buffer record: no wake-up per record (every reader
  * also drains on a timer) until `threshold` bytes wait unread, then a
  * forced one, so that a burst is drained before the ring fills.  The

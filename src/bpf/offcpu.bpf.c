@@ -63,7 +63,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 40960);
 	__type(key, struct offcpu_key);
-	__type(value, __u64);
+	__type(value, struct offcpu_value);
 } counts SEC(".maps");
 
 struct {
@@ -119,18 +119,18 @@ static __always_inline bool wanted(struct task_struct *t)
 	return in_scope_live(tgid);
 }
 
-static __always_inline void count(const struct offcpu_key *key, __u64 delta)
+static __always_inline void count(const struct offcpu_key *key, __u64 delta, __u64 waits)
 {
-	if (map_add(&counts, key, delta))
+	if (map_add2(&counts, key, delta, waits))
 		stat_inc(&stats, OSTAT_DROPPED);
 }
 
 /* A pending interval counted without its deferred user stack: the
  * frame-pointer one when it was taken (a preempted thread), else none,
  * which is a lost stack. */
-static __always_inline void flush(const struct offcpu_key *key, __u64 ns)
+static __always_inline void flush(const struct offcpu_key *key, __u64 ns, __u64 waits)
 {
-	count(key, ns);
+	count(key, ns, waits);
 	stat_inc(&stats, OSTAT_FALLBACK);
 	if (key->ustack == STACK_LOST)
 		stat_inc(&stats, OSTAT_USTACK_LOST);
@@ -153,16 +153,18 @@ static __always_inline void defer(const struct offcpu_key *key, __u64 delta, __u
 		    p->key.waker_kstack == key->waker_kstack &&
 		    p->key.waker_ustack == key->waker_ustack) {
 			__sync_fetch_and_add(&p->ns, delta);
+			__sync_fetch_and_add(&p->waits, 1);
 			return;
 		}
-		flush(&p->key, p->ns);
+		flush(&p->key, p->ns, p->waits);
 	}
 	n.key = *key;
 	n.ns = delta;
 	n.uip = uip;
 	n.usp = usp;
+	n.waits = 1;
 	if (bpf_map_update_elem(&pending, &tid, &n, BPF_ANY)) {
-		count(key, delta);
+		count(key, delta, 1);
 		stat_inc(&stats, OSTAT_PENDING_FULL);
 	}
 }
@@ -236,7 +238,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		if (ustack_mode == USTACK_SNAPSHOT && usp)
 			defer(&key, delta, uip, usp);
 		else
-			count(&key, delta);
+			count(&key, delta, 1);
 	}
 	return 0;
 }
@@ -270,6 +272,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	b->hdr.sp = regs->sp;
 	b->hdr.bp = regs->bp;
 	b->hdr.size = size;
+	b->hdr.waits = p->waits > 0xffffffff ? 0xffffffff : (__u32)p->waits;
 	if (bpf_ringbuf_output(&snapshots, b, sizeof(b->hdr) + size,
 			       ringbuf_wakeup_flags(&snapshots, SNAPSHOTS_WAKEUP))) {
 		stat_inc(&stats, OSTAT_RING_FULL);
@@ -279,7 +282,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 fallback:
-	flush(&p->key, p->ns);
+	flush(&p->key, p->ns, p->waits);
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 }

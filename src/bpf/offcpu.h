@@ -2,8 +2,9 @@
  *
  * At a context switch the outgoing thread's time and stacks are kept in
  * `starts`; when it runs again the blocked time is added, in the kernel,
- * to counts[offcpu_key].  With wakers, the stacks of the thread that woke
- * it (taken at sched_waking) are part of the key. */
+ * to counts[offcpu_key], and the wait counted there.  With wakers, the
+ * stacks of the thread that woke it (taken at sched_waking) are part of
+ * the key. */
 #ifndef STACKSCOPE_BPF_OFFCPU_H
 #define STACKSCOPE_BPF_OFFCPU_H
 #include "bpf/stacks.h"
@@ -20,6 +21,12 @@ struct offcpu_key {
 	char waker_comm[TASK_COMM_LEN_];
 };
 
+/* The value of counts[offcpu_key]: blocked time and the waits it sums. */
+struct offcpu_value {
+	__u64 ns;
+	__u64 waits;
+};
+
 /* A counted interval waiting for its thread to return to user space,
  * where its user stack is copied (snapshot mode): the `pending` map, by
  * tid.  User space counts those left at the end with key.ustack, the
@@ -28,6 +35,7 @@ struct offcpu_pending {
 	struct offcpu_key key;
 	__u64 ns;		/* blocked time */
 	__u64 uip, usp;		/* user registers when it blocked */
+	__u64 waits;		/* the waits ns sums (one syscall, several waits) */
 };
 
 /* A blocked interval whose user stack was taken when the thread returned
@@ -40,7 +48,7 @@ struct offcpu_snapshot {
 	__u64 ns;		/* blocked time */
 	__u64 ip, sp, bp;	/* user registers */
 	__u32 size;
-	__u32 pad;
+	__u32 waits;		/* the waits ns sums */
 };
 
 /* --state: which task states at switch-out count */

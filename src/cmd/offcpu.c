@@ -178,7 +178,7 @@ static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot
 	*out = (struct stack_snapshot){
 		.pid = k->pid, .gen = k->gen, .tid = k->tid, .comm = k->comm, .kstack = k->kstack,
 		.regs = { h->ip, h->sp, h->bp }, .stack = h + 1, .size = h->size,
-		.value = h->ns, .extra = &r->w, .extra_len = r->wakers ? sizeof(r->w) : 0,
+		.value = h->ns, .events = h->waits, .extra = &r->w, .extra_len = r->wakers ? sizeof(r->w) : 0,
 	};
 	return true;
 }
@@ -248,7 +248,7 @@ static uint64_t stat_sum(struct offcpu_run *r, enum offcpu_stat idx)
 /* One wait (or sum of waits) as stackrun wants it; uips/nu from the
  * caller when the user stack was unwound here, else read by handle. */
 static int add_wait(struct stackpipe *sp, struct offcpu_run *r, const struct offcpu_key *key,
-		    __u64 ns, const uint64_t *uips, int nu, bool utrunc)
+		    __u64 ns, __u64 waits, const uint64_t *uips, int nu, bool utrunc)
 {
 	int stacks_fd = bpf_map__fd(r->skel->maps.stacks);
 	struct stack_sample *smp = &r->smp;
@@ -258,6 +258,7 @@ static int add_wait(struct stackpipe *sp, struct offcpu_run *r, const struct off
 	smp->gen = key->gen;
 	smp->tid = key->tid;	/* the kernel counts per thread already */
 	smp->value = (ns + 500) / 1000;	/* microseconds */
+	smp->events = waits;
 	if (!smp->value) {
 		r->tiny++;
 		return 0;
@@ -294,18 +295,18 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 	int pending_fd = bpf_map__fd(r->skel->maps.pending);
 	const struct stackagg *unwound = stackpipe_unwound(sp);
 	struct offcpu_key key, next, *prev = NULL;
+	struct offcpu_value v;
 	__u32 tid, ntid, *ptid = NULL;
 	uint64_t leftover = 0, lost_ustacks = 0;
-	__u64 ns;
 	int err;
 
 	/* waits counted in the kernel, with frame-pointer user stacks */
 	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(counts_fd, &key, &ns))
+		if (bpf_map_lookup_elem(counts_fd, &key, &v))
 			continue;
-		err = add_wait(sp, r, &key, ns, NULL, 0, false);
+		err = add_wait(sp, r, &key, v.ns, v.waits, NULL, 0, false);
 		if (err)
 			return err;
 	}
@@ -325,7 +326,7 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 			k.waker_ustack = w->ustack;
 			memcpy(k.waker_comm, w->comm, sizeof(k.waker_comm));
 		}
-		err = add_wait(sp, r, &k, e->value, e->ips, e->n, e->truncated);
+		err = add_wait(sp, r, &k, e->value, e->events, e->ips, e->n, e->truncated);
 		if (err)
 			return err;
 	}
@@ -342,7 +343,7 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 		leftover++;
 		if (p.key.ustack == STACK_LOST)
 			lost_ustacks++;
-		err = add_wait(sp, r, &p.key, p.ns, NULL, 0, false);
+		err = add_wait(sp, r, &p.key, p.ns, p.waits, NULL, 0, false);
 		if (err)
 			return err;
 	}
@@ -384,7 +385,9 @@ int cmd_offcpu(int argc, char **argv)
 		ret = stackcmd_run(&r->o, &(struct stackcmd_capture){
 			.setup = setup, .collect = collect, .title = "Off-CPU time",
 			.subtitle = sub, .unit = "us", .cool = true,
-			.pprof = { .types = { { "offcpu", "nanoseconds", 1000 } }, .ntypes = 1,
+			.pprof = { .types = { { "offcpu", "nanoseconds", 1000 },
+						{ "events", "count", 1, .events = true } },
+				   .ntypes = 2, .default_type = "offcpu",
 				   .period_type = "offcpu", .period_unit = "nanoseconds",
 				   .period = 1000 } }, r);
 	}

@@ -143,6 +143,7 @@ int stackcmd_run(struct stackcmd_opts *o, const struct stackcmd_capture *c, void
 	struct stackpipe_opts po = stackcmd_pipe_opts(o);
 	struct session *s = session_new(&o->s);
 	struct stackpipe *sp = NULL;
+	struct timespec t0, t1;
 	int ret = 1, err;
 
 	if (!s || session_launch(s))
@@ -158,10 +159,15 @@ int stackcmd_run(struct stackcmd_opts *o, const struct stackcmd_capture *c, void
 	session_detach(s);
 	if (!err)
 		err = session_drain(s);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!err)
 		err = c->collect(ctx, s, sp);
 	if (!err)
 		err = stackcmd_write(s, sp, o, c);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!err)
+		debug("report written %.3f s after the end of capture (stacks read, symbolized, "
+		      "written)", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	ret = session_end(s, err);
 out:
 	stackpipe_free(sp);

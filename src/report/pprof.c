@@ -17,20 +17,26 @@ enum {
 	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3,
 	PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6,
 	PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11,
-	PROFILE_PERIOD = 12, PROFILE_COMMENT = 13,
+	PROFILE_PERIOD = 12, PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
 	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
 	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
 	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
+	MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9, MAPPING_HAS_INLINE_FRAMES = 10,
 	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
-	LINE_FUNCTION_ID = 1,
-	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 };
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 
 #define KERNEL_MAPPING "[kernel.kallsyms]"
+/* Lines of one Location: a function and those inlined in it (the
+ * symbolizer keeps at most SRCLINE_MAX_LEVELS; frames read back from
+ * another profile may have more, which then take a Location of their
+ * own). */
+#define PPROF_MAX_LINES 64
 #define PAGE 0x1000ULL
 
 /* A growable byte buffer; err sticks at the first failure. */
@@ -103,12 +109,27 @@ struct mapping {
 	uint64_t lo, hi;		/* addresses seen; lo > hi: none */
 	int64_t file, build_id;		/* string indexes */
 	bool lineless;			/* some location without a Line */
+	bool files, line_numbers;	/* some Line with a file name, a line number */
+	bool inlines;			/* some location with several Lines */
 };
 
+/* A Line: a function and a line number in it (0: unknown). */
+struct pline {
+	uint64_t function;
+	uint64_t line;
+};
+
+/* lines: nlines Lines from w->lines[line0], the innermost first; none
+ * for an unsymbolized frame. */
 struct location {
 	uint64_t mapping;		/* id, 0: none */
 	uint64_t addr;
-	uint64_t function;		/* id, 0: no Line */
+	size_t line0, nlines;
+};
+
+/* A Function: its name and file as string indexes. */
+struct pfunc {
+	uint64_t name, file;
 };
 
 /* Everything deduplicated while the samples are encoded.  Hash table
@@ -119,10 +140,15 @@ struct pw {
 	const char **strs;
 	size_t nstrs, strs_cap;
 	struct htab *str_index;
-	uint64_t *fn_name;		/* function id - 1 -> string index */
+	struct pfunc *fns;		/* function id - 1 -> name and file */
 	size_t nfns, fns_cap;
-	uint64_t *fn_of_str;		/* string index -> function id, 0: none */
+	uint64_t *fn_of_str;		/* name's string index -> id of the function
+					 * without a file, 0: none */
 	size_t fn_of_str_cap;
+	struct htab *fn_index;		/* functions with a file */
+	struct pline *lines;		/* every location's, back to back */
+	size_t nlines, lines_cap;
+	struct pline scratch[PPROF_MAX_LINES];	/* the location being looked up */
 	struct mapping *maps;
 	size_t nmaps, maps_cap;
 	struct htab *map_index;
@@ -181,23 +207,56 @@ static int64_t str_id(struct pw *w, const char *s)
 	return (int64_t)w->nstrs++;
 }
 
-/* The function id named s; 0 when out of memory. */
-static uint64_t function_id(struct pw *w, const char *name)
+static uint64_t new_function(struct pw *w, uint64_t name, uint64_t file)
 {
-	int64_t si = str_id(w, name);
-	size_t old = w->fn_of_str_cap;
-
-	if (si < 0)
+	if (grow(&w->fns, &w->fns_cap, w->nfns + 1, sizeof(*w->fns)))
 		return 0;
+	w->fns[w->nfns++] = (struct pfunc){ name, file };
+	return w->nfns;
+}
+
+struct fn_key {
+	const struct pw *w;
+	struct pfunc f;
+};
+
+static bool fn_eq(const void *entry, const void *key)
+{
+	const struct fn_key *k = key;
+	const struct pfunc *f = &k->w->fns[(uintptr_t)entry - 1];
+
+	return f->name == k->f.name && f->file == k->f.file;
+}
+
+/* The function id named name, in file (NULL: unknown); 0 when out of
+ * memory.  Without a file (most frames) by an array, else hashed. */
+static uint64_t function_id(struct pw *w, const char *name, const char *file)
+{
+	int64_t si = str_id(w, name), fi = file ? str_id(w, file) : 0;
+	size_t old = w->fn_of_str_cap;
+	struct fn_key k;
+	uint64_t h, id;
+	void *e;
+
+	if (si < 0 || fi < 0)
+		return 0;
+	if (fi) {
+		k = (struct fn_key){ w, { (uint64_t)si, (uint64_t)fi } };
+		h = mix64((uint64_t)si ^ mix64((uint64_t)fi));
+		e = htab_find(w->fn_index, h, &k, fn_eq);
+		if (e)
+			return (uintptr_t)e;
+		id = new_function(w, (uint64_t)si, (uint64_t)fi);
+		if (!id || htab_insert(w->fn_index, h, (void *)(uintptr_t)id))
+			return 0;
+		return id;
+	}
 	if (grow(&w->fn_of_str, &w->fn_of_str_cap, (size_t)si + 1, sizeof(*w->fn_of_str)))
 		return 0;
 	memset(w->fn_of_str + old, 0, (w->fn_of_str_cap - old) * sizeof(*w->fn_of_str));
 	if (w->fn_of_str[si])
 		return w->fn_of_str[si];
-	if (grow(&w->fn_name, &w->fns_cap, w->nfns + 1, sizeof(*w->fn_name)))
-		return 0;
-	w->fn_name[w->nfns++] = (uint64_t)si;
-	return w->fn_of_str[si] = w->nfns;
+	return w->fn_of_str[si] = new_function(w, (uint64_t)si, 0);
 }
 
 struct map_key {
@@ -291,6 +350,7 @@ static bool unsymbolized(const struct frame *fr)
 struct loc_key {
 	const struct pw *w;
 	struct location l;
+	const struct pline *lines;	/* l.nlines of them */
 };
 
 static bool loc_eq(const void *entry, const void *key)
@@ -298,32 +358,66 @@ static bool loc_eq(const void *entry, const void *key)
 	const struct loc_key *k = key;
 	const struct location *b = &k->w->locs[(uintptr_t)entry - 1];
 
-	return k->l.mapping == b->mapping && k->l.addr == b->addr && k->l.function == b->function;
+	return k->l.mapping == b->mapping && k->l.addr == b->addr && k->l.nlines == b->nlines &&
+	       !memcmp(k->lines, k->w->lines + b->line0, b->nlines * sizeof(*k->lines));
 }
 
-/* The location id of a frame; 0 when out of memory. */
-static uint64_t location_id(struct pw *w, const struct frame *fr)
+/* Whether frames[i] is a function inlined into frames[i - 1] at its
+ * address: the two are then Lines of one Location. */
+static bool inlined_into_outer(const struct frame *frames, unsigned int i)
 {
+	return i > 0 && frames[i].src && frames[i].src->inlined && frames[i].kind == FRAME_USER &&
+	       frames[i - 1].kind == FRAME_USER && frames[i - 1].addr == frames[i].addr &&
+	       frames[i - 1].module == frames[i].module;
+}
+
+/* The location id of frames[outer..inner] (one frame, or a function and
+ * those inlined in it, outer first); 0 when out of memory. */
+static uint64_t location_id(struct pw *w, const struct frame *frames, unsigned int outer,
+			    unsigned int inner)
+{
+	const struct frame *fr = &frames[outer];
 	struct loc_key k = { w };
+	struct mapping *m;
 	uint64_t h;
 	void *e;
 
 	if (mapping_id(w, fr, &k.l.mapping))
 		return 0;
 	k.l.addr = k.l.mapping ? fr->addr : 0;
-	if (!(k.l.mapping && unsymbolized(fr))) {
-		k.l.function = function_id(w, fr->name);
-		if (!k.l.function)
-			return 0;
+	k.lines = w->scratch;
+	m = k.l.mapping ? &w->maps[k.l.mapping - 1] : NULL;
+	if (m && unsymbolized(fr)) {
+		m->lineless = true;
 	} else {
-		w->maps[k.l.mapping - 1].lineless = true;
+		for (unsigned int i = inner + 1; i-- > outer && k.l.nlines < PPROF_MAX_LINES;) {
+			const struct frame_src *src = frames[i].src;
+			struct pline *l = &w->scratch[k.l.nlines++];
+
+			l->function = function_id(w, frames[i].name, src ? src->file : NULL);
+			l->line = src ? src->line : 0;
+			if (!l->function)
+				return 0;
+			if (m && src) {
+				m->files |= src->file != NULL;
+				m->line_numbers |= src->line != 0;
+			}
+		}
+		if (m && k.l.nlines > 1)
+			m->inlines = true;
 	}
-	h = mix64(k.l.mapping ^ mix64(k.l.addr ^ mix64(k.l.function)));
+	h = mix64(k.l.mapping ^ mix64(k.l.addr ^ k.l.nlines));
+	for (size_t i = 0; i < k.l.nlines; i++)
+		h = mix64(h ^ k.lines[i].function ^ (k.lines[i].line << 32));
 	e = htab_find(w->loc_index, h, &k, loc_eq);
 	if (e)
 		return (uintptr_t)e;
-	if (grow(&w->locs, &w->locs_cap, w->nlocs + 1, sizeof(*w->locs)))
+	if (grow(&w->locs, &w->locs_cap, w->nlocs + 1, sizeof(*w->locs)) ||
+	    grow(&w->lines, &w->lines_cap, w->nlines + k.l.nlines, sizeof(*w->lines)))
 		return 0;
+	k.l.line0 = w->nlines;
+	memcpy(w->lines + w->nlines, k.lines, k.l.nlines * sizeof(*k.lines));
+	w->nlines += k.l.nlines;
 	w->locs[w->nlocs] = k.l;
 	if (htab_insert(w->loc_index, h, (void *)(uintptr_t)(w->nlocs + 1)))
 		return 0;
@@ -356,13 +450,18 @@ static void write_sample(struct pw *w, struct pb *out, struct pb *smp, struct pb
 
 	for (unsigned int d = e->depth; d-- > 0;) {
 		const struct frame *fr = &e->frames[d];
-		uint64_t id = location_id(w, fr);
+		unsigned int outer = d;
+		uint64_t id;
 
+		while (inlined_into_outer(e->frames, outer) && d - outer + 1 < PPROF_MAX_LINES)
+			outer--;
+		id = location_id(w, e->frames, outer, d);
 		if (!id) {
 			smp->err = -ENOMEM;
 			return;
 		}
 		pb_varint(tmp, id);
+		d = outer;
 		if (fr->kind == FRAME_COMM) {
 			if (!comm)
 				comm = fr;
@@ -375,7 +474,8 @@ static void write_sample(struct pw *w, struct pb *out, struct pb *smp, struct pb
 	pb_msg(smp, SAMPLE_LOCATION_ID, tmp);
 	for (unsigned int i = 0; i < o->ntypes; i++) {
 		uint64_t scale = o->types[i].scale ? o->types[i].scale : 1;
-		uint64_t v = e->value > INT64_MAX / scale ? INT64_MAX : e->value * scale;
+		uint64_t x = o->types[i].events ? e->events : e->value;
+		uint64_t v = x > INT64_MAX / scale ? INT64_MAX : x * scale;
 
 		pb_varint(tmp, v);
 	}
@@ -435,6 +535,9 @@ static void write_mappings(struct pw *w, struct pb *out, struct pb *tmp)
 		pb_uint(tmp, MAPPING_FILENAME, (uint64_t)m->file);
 		pb_uint(tmp, MAPPING_BUILD_ID, (uint64_t)m->build_id);
 		pb_uint(tmp, MAPPING_HAS_FUNCTIONS, !m->lineless);
+		pb_uint(tmp, MAPPING_HAS_FILENAMES, m->files);
+		pb_uint(tmp, MAPPING_HAS_LINE_NUMBERS, m->line_numbers);
+		pb_uint(tmp, MAPPING_HAS_INLINE_FRAMES, m->inlines);
 		pb_msg(out, PROFILE_MAPPING, tmp);
 	}
 }
@@ -448,16 +551,18 @@ static void write_tables(struct pw *w, struct pb *out, struct pb *tmp, struct pb
 		pb_uint(tmp, LOCATION_ID, i + 1);
 		pb_uint(tmp, LOCATION_MAPPING_ID, l->mapping);
 		pb_uint(tmp, LOCATION_ADDRESS, l->addr);
-		if (l->function) {
-			pb_uint(line, LINE_FUNCTION_ID, l->function);
+		for (size_t j = 0; j < l->nlines; j++) {
+			pb_uint(line, LINE_FUNCTION_ID, w->lines[l->line0 + j].function);
+			pb_uint(line, LINE_LINE, w->lines[l->line0 + j].line);
 			pb_msg(tmp, LOCATION_LINE, line);
 		}
 		pb_msg(out, PROFILE_LOCATION, tmp);
 	}
 	for (size_t i = 0; i < w->nfns; i++) {
 		pb_uint(tmp, FUNCTION_ID, i + 1);
-		pb_uint(tmp, FUNCTION_NAME, w->fn_name[i]);
-		pb_uint(tmp, FUNCTION_SYSTEM_NAME, w->fn_name[i]);
+		pb_uint(tmp, FUNCTION_NAME, w->fns[i].name);
+		pb_uint(tmp, FUNCTION_SYSTEM_NAME, w->fns[i].name);
+		pb_uint(tmp, FUNCTION_FILENAME, w->fns[i].file);
 		pb_msg(out, PROFILE_FUNCTION, tmp);
 	}
 	for (size_t i = 0; i < w->nstrs; i++)
@@ -519,7 +624,9 @@ int report_pprof_write(FILE *f, const struct stacks *s, const struct pprof_opts 
 	w.str_index = htab_new(1024);
 	w.map_index = htab_new(64);
 	w.loc_index = htab_new(n < 1024 ? 1024 : n);
-	if (!w.pool || !w.str_index || !w.map_index || !w.loc_index || str_id(&w, "") != 0)
+	w.fn_index = htab_new(256);
+	if (!w.pool || !w.str_index || !w.map_index || !w.loc_index || !w.fn_index ||
+	    str_id(&w, "") != 0)
 		goto free_all;
 
 	for (unsigned int i = 0; i < o->ntypes; i++)
@@ -541,6 +648,13 @@ int report_pprof_write(FILE *f, const struct stacks *s, const struct pprof_opts 
 	pb_uint(&out, PROFILE_TIME_NANOS, (uint64_t)o->time_nanos);
 	pb_uint(&out, PROFILE_DURATION_NANOS, (uint64_t)o->duration_nanos);
 	pb_uint(&out, PROFILE_PERIOD, (uint64_t)o->period);
+	if (o->default_type) {
+		int64_t d = str_id(&w, o->default_type);
+
+		if (d < 0)
+			goto free_all;
+		pb_uint(&out, PROFILE_DEFAULT_SAMPLE_TYPE, (uint64_t)d);
+	}
 	/* last: every string is in by now */
 	write_tables(&w, &out, &tmp, &line);
 	if (out.err || tmp.err || line.err)
@@ -558,8 +672,10 @@ free_all:
 	strpool_free(w.pool);
 	free(w.strs);
 	htab_free(w.str_index);
-	free(w.fn_name);
+	free(w.fns);
 	free(w.fn_of_str);
+	htab_free(w.fn_index);
+	free(w.lines);
 	free(w.maps);
 	htab_free(w.map_index);
 	free(w.locs);

@@ -7,8 +7,11 @@
  *   - one Sample per entry (entries differ by location, so two samples
  *     may show the same names), its location ids leaf first, its values
  *     the entry's value times each sample type's scale;
- *   - one Location per distinct (mapping, address) with one Line to its
- *     Function (the frame's name); a user frame the symbolizer could not
+ *   - one Location per distinct (mapping, address) with a Line to its
+ *     Function (the frame's name, and its source file when DWARF gave
+ *     one: stacks/frame.h's src), with the line number; frames of
+ *     functions inlined there (src->inlined) are more Lines of the same
+ *     Location, the innermost first; a user frame the symbolizer could not
  *     name ("[module+0xOFF]", "[unknown]" inside a mapping) has no Line,
  *     so a later symbolizer (pprof's own) can name it by address;
  *     frames without an address (synthetic ones, or read from folded
@@ -41,11 +44,13 @@ struct pprof_sample_type {
 	const char *type;
 	const char *unit;
 	uint64_t scale;		/* an entry's value times this; 0 counts as 1 */
+	bool events;		/* the entry's events instead (times scale) */
 };
 
 struct pprof_opts {
 	struct pprof_sample_type types[PPROF_MAX_TYPES];
 	unsigned int ntypes;		/* 0: one ("samples", "count") */
+	const char *default_type;	/* the type viewers show first; NULL: the last */
 	const char *period_type;	/* NULL: none */
 	const char *period_unit;
 	int64_t period;			/* period_unit per sample (1e9 / Hz) */

@@ -98,11 +98,16 @@ struct pmapping {
 
 struct plocation {
 	uint64_t id, mapping, addr;
-	size_t line0, nlines;		/* function ids in the line array */
+	size_t line0, nlines;		/* in the line array */
+};
+
+/* A Line: function id and line number. */
+struct pline {
+	uint64_t fn, line;
 };
 
 struct pfunction {
-	uint64_t id, name;
+	uint64_t id, name, file;
 };
 
 /* The decoded tables; ids are looked up by binary search after sorting
@@ -116,7 +121,7 @@ struct prof {
 	size_t nmaps, maps_cap;
 	struct plocation *locs;
 	size_t nlocs, locs_cap;
-	uint64_t *lines;
+	struct pline *lines;
 	size_t nlines, lines_cap;
 	struct pfunction *fns;
 	size_t nfns, fns_cap;
@@ -201,15 +206,18 @@ static int decode_profile(struct prof *pf, struct pr *r)
 				else if (f2 == 3 && !w2)
 					l->addr = v2;
 				else if (f2 == 4 && w2 == 2) {
-					uint64_t fn = 0;
+					struct pline ln = { 0, 0 };
 
-					while (pr_field(&s2, &f3, &w3, &v3, &s3))
+					while (pr_field(&s2, &f3, &w3, &v3, &s3)) {
 						if (f3 == 1 && !w3)
-							fn = v3;
+							ln.fn = v3;
+						else if (f3 == 2 && !w3)
+							ln.line = v3;
+					}
 					err = s2.err ?: push(&pf->lines, &pf->nlines, &pf->lines_cap,
 							     sizeof(*pf->lines));
 					if (!err)
-						pf->lines[pf->nlines - 1] = fn;
+						pf->lines[pf->nlines - 1] = ln;
 				}
 			}
 			l->nlines = pf->nlines - l->line0;
@@ -225,6 +233,8 @@ static int decode_profile(struct prof *pf, struct pr *r)
 					fn->id = v2;
 				else if (f2 == 2 && !w2)
 					fn->name = v2;
+				else if (f2 == 4 && !w2)
+					fn->file = v2;
 			}
 			break;
 		}
@@ -329,7 +339,46 @@ struct build {
 	size_t nlen, ncap;
 	struct frame_module *mods;
 	size_t nmods, mods_cap;
+	/* frames[i].src, while names move: (index + 1) into srcs, whose
+	 * file is (offset + 1) into names, 0 for none */
+	struct frame_src *srcs;
+	size_t nsrcs, srcs_cap;
 };
+
+/* The source line of the frame just added: file (a string of the table,
+ * 0 none), line, inlined into the frame outside it. */
+static int add_src(struct build *b, const struct prof *pf, uint64_t file, uint64_t line,
+		   bool inlined)
+{
+	size_t len = file && file < pf->nstrs ? pf->lens[file] : 0;
+	int err;
+
+	if (!len && !line && !inlined)
+		return 0;
+	err = push(&b->srcs, &b->nsrcs, &b->srcs_cap, sizeof(*b->srcs));
+	while (!err && len && b->nlen + len + 1 > b->ncap) {
+		size_t ncap = b->ncap ? b->ncap * 2 : 4096;
+		char *p = realloc(b->names, ncap);
+
+		if (!p)
+			return -ENOMEM;
+		b->names = p;
+		b->ncap = ncap;
+	}
+	if (err)
+		return err;
+	b->srcs[b->nsrcs - 1] = (struct frame_src){
+		.file = (const char *)(uintptr_t)(len ? b->nlen + 1 : 0),
+		.line = line > UINT32_MAX ? 0 : (unsigned int)line, .inlined = inlined,
+	};
+	if (len) {
+		memcpy(b->names + b->nlen, pf->strs[file], len);
+		b->names[b->nlen + len] = '\0';
+		b->nlen += len + 1;
+	}
+	b->frames[b->n - 1].src = (const struct frame_src *)(uintptr_t)b->nsrcs;
+	return 0;
+}
 
 static int add_frame(struct build *b, const char *name, size_t len, enum frame_kind kind,
 		     uint64_t addr, const struct frame_module *mod, uint64_t offset)
@@ -389,7 +438,7 @@ static int add_sample(const struct prof *pf, struct pr *r, size_t vi, struct sta
 	char buf[512];
 	int err = 0;
 
-	b->n = b->nlen = 0;
+	b->n = b->nlen = b->nsrcs = 0;
 	while (!err && pr_field(r, &field, &wire, &v, &sub)) {
 		if (field == 1)
 			err = pr_ints(wire, v, &sub, &ids, &nids, &idcap);
@@ -436,13 +485,16 @@ static int add_sample(const struct prof *pf, struct pr *r, size_t vi, struct sta
 		}
 		/* Line[0] is the innermost of the inlined frames */
 		for (size_t j = 0; j < l->nlines && !err; j++) {
-			const struct pfunction *fn = FIND(pf->fns, pf->nfns, pf->lines[l->line0 + j]);
+			const struct pline *ln = &pf->lines[l->line0 + j];
+			const struct pfunction *fn = FIND(pf->fns, pf->nfns, ln->fn);
 			uint64_t name = fn ? fn->name : 0;
 
 			if (name >= pf->nstrs)
 				name = 0;
 			err = add_frame(b, pf->strs[name], pf->lens[name], kind,
 					l->addr, mod, off);
+			if (!err)
+				err = add_src(b, pf, fn ? fn->file : 0, ln->line, j + 1 < l->nlines);
 		}
 		if (!l->nlines && !err) {
 			const char *file = m ? str_at(pf, m->file, buf, sizeof(buf)) : "";
@@ -465,8 +517,14 @@ static int add_sample(const struct prof *pf, struct pr *r, size_t vi, struct sta
 		b->frames[i] = b->frames[j];
 		b->frames[j] = t;
 	}
-	for (size_t i = 0; i < b->n; i++)
+	for (size_t i = 0; i < b->nsrcs; i++)
+		if (b->srcs[i].file)
+			b->srcs[i].file = b->names + (uintptr_t)b->srcs[i].file - 1;
+	for (size_t i = 0; i < b->n; i++) {
 		b->frames[i].name = b->names + (uintptr_t)b->frames[i].name;
+		if (b->frames[i].src)
+			b->frames[i].src = &b->srcs[(uintptr_t)b->frames[i].src - 1];
+	}
 	/* the process name as the root frame: the stacks stackscope writes */
 	if (has_comm && !b->frames[0].module && comm < pf->nstrs &&
 	    strlen(b->frames[0].name) == pf->lens[comm] &&
@@ -628,6 +686,7 @@ out:
 	free(mods);
 	free(b.frames);
 	free(b.names);
+	free(b.srcs);
 	free(pf.strs);
 	free(pf.lens);
 	free(pf.maps);

@@ -26,6 +26,7 @@ struct arena_block {
 struct stacks {
 	struct arena_block *arena;
 	struct htab *modules;	/* struct frame_module, in the arena */
+	struct htab *srcs;	/* struct frame_src, in the arena */
 	struct stack_entry **entries;
 	size_t nentries, entries_cap;
 	struct strpool *names;
@@ -71,7 +72,8 @@ static uint64_t hash_frames(const struct frame *frames, unsigned int depth)
 
 	for (unsigned int i = 0; i < depth; i++)
 		h = mix64(h ^ (uintptr_t)frames[i].name ^ ((uint64_t)frames[i].kind << 60) ^
-			  mix64(frames[i].addr ^ (uintptr_t)frames[i].module));
+			  mix64(frames[i].addr ^ (uintptr_t)frames[i].module ^
+				(uintptr_t)frames[i].src));
 	return h;
 }
 
@@ -92,7 +94,7 @@ static bool entry_eq(const void *entry, const void *key)
 		const struct frame *a = &e->frames[i], *b = &k->frames[i];
 
 		if (a->name != b->name || a->kind != b->kind || a->addr != b->addr ||
-		    a->module != b->module)
+		    a->module != b->module || a->src != b->src)
 			return false;
 	}
 	return true;
@@ -137,6 +139,37 @@ static const struct frame_module *intern_module(struct stacks *s, const struct f
 	return own;
 }
 
+static bool src_eq(const void *entry, const void *key)
+{
+	const struct frame_src *a = entry, *b = key;
+
+	return a->file == b->file && a->line == b->line && a->inlined == b->inlined;
+}
+
+/* The model's own copy of a source line (its file interned). */
+static const struct frame_src *intern_src(struct stacks *s, const struct frame_src *src)
+{
+	struct frame_src key, *own;
+	uint64_t h;
+
+	if (!src)
+		return NULL;
+	key = (struct frame_src){ NULL, src->line, src->inlined };
+	if (src->file && !(key.file = strpool_intern(s->names, src->file)))
+		return NULL;
+	h = mix64((uintptr_t)key.file ^ ((uint64_t)key.line << 1 | key.inlined));
+	own = htab_find(s->srcs, h, &key, src_eq);
+	if (own)
+		return own;
+	own = arena_alloc(s, sizeof(*own), alignof(struct frame_src));
+	if (!own)
+		return NULL;
+	*own = key;
+	if (htab_insert(s->srcs, h, own))
+		return NULL;
+	return own;
+}
+
 struct stacks *stacks_new(void)
 {
 	struct stacks *s = calloc(1, sizeof(*s));
@@ -146,7 +179,8 @@ struct stacks *stacks_new(void)
 	s->names = strpool_new();
 	s->index = htab_new(512);
 	s->modules = htab_new(64);
-	if (!s->names || !s->index || !s->modules) {
+	s->srcs = htab_new(64);
+	if (!s->names || !s->index || !s->modules || !s->srcs) {
 		stacks_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -167,6 +201,7 @@ void stacks_free(struct stacks *s)
 	strpool_free(s->names);
 	htab_free(s->index);
 	htab_free(s->modules);
+	htab_free(s->srcs);
 	free(s->scratch);
 	free(s);
 }
@@ -178,6 +213,12 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 
 int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 	       uint64_t value)
+{
+	return stacks_add_events(s, frames, depth, value, 0);
+}
+
+int stacks_add_events(struct stacks *s, const struct frame *frames, unsigned int depth,
+		      uint64_t value, uint64_t events)
 {
 	if (!s || !frames || !depth)
 		return -EINVAL;
@@ -202,6 +243,9 @@ int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 		s->scratch[i].module = intern_module(s, frames[i].module);
 		if (frames[i].module && !s->scratch[i].module)
 			return -ENOMEM;
+		s->scratch[i].src = intern_src(s, frames[i].src);
+		if (frames[i].src && !s->scratch[i].src)
+			return -ENOMEM;
 	}
 
 	struct stack_key key = { s->scratch, depth };
@@ -210,6 +254,7 @@ int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 
 	if (e) {
 		e->value = add_sat(e->value, value);
+		e->events = add_sat(e->events, events);
 		s->total = add_sat(s->total, value);
 		return 0;
 	}
@@ -228,6 +273,7 @@ int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 	e->frames = (struct frame *)(e + 1);
 	e->depth = depth;
 	e->value = value;
+	e->events = events;
 	memcpy(e->frames, s->scratch, depth * sizeof(*e->frames));
 	if (htab_insert(s->index, h, e))
 		return -ENOMEM;
@@ -266,6 +312,26 @@ static int module_cmp(const struct frame_module *a, const struct frame_module *b
 	return c;
 }
 
+static int src_cmp(const struct frame_src *a, const struct frame_src *b)
+{
+	int c;
+
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? 1 : -1;
+	if (a->file != b->file) {
+		if (!a->file || !b->file)
+			return a->file ? 1 : -1;
+		c = strcmp(a->file, b->file);
+		if (c)
+			return c;
+	}
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return (int)a->inlined - (int)b->inlined;
+}
+
 int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b)
 {
 	unsigned int n = a->depth < b->depth ? a->depth : b->depth;
@@ -290,6 +356,8 @@ int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b)
 		if (fa->addr != fb->addr)
 			return fa->addr < fb->addr ? -1 : 1;
 		c = module_cmp(fa->module, fb->module);
+		if (!c)
+			c = src_cmp(fa->src, fb->src);
 		if (c)
 			return c;
 	}

@@ -16,11 +16,15 @@
 
 /* One distinct stack: frames[0] is the outermost (root) frame,
  * frames[depth - 1] the innermost (leaf).  frames is owned by the struct
- * stacks; value is the sum of every stacks_add() of this stack. */
+ * stacks; value is the sum of every stacks_add() of this stack; events
+ * the sum of the events those values count where a capture counts them
+ * apart from the value (offcpu: the waits its blocked time sums), else 0.
+ * Writers by name (folded, SVG) show value only. */
 struct stack_entry {
 	struct frame *frames;
 	unsigned int depth;
 	uint64_t value;
+	uint64_t events;
 };
 
 struct stacks;
@@ -28,14 +32,18 @@ struct stacks;
 struct stacks *stacks_new(void);
 void stacks_free(struct stacks *s);
 
-/* Copies frames, interning their names and modules.  A stack whose frames
- * (names, kinds, addresses, modules) equal an existing entry's is merged
+/* Copies frames, interning their names, modules and source lines.  A
+ * stack whose frames (names, kinds, addresses, modules, source lines)
+ * equal an existing entry's is merged
  * into it: values add up
  * (saturating at UINT64_MAX).  O(depth) amortised.  Returns 0, -EINVAL
  * (depth 0, a NULL name) or -ENOMEM.  Pointers from stacks_get() are
  * invalidated by stacks_add() and stacks_sort(). */
 int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 	       uint64_t value);
+/* The same, with the events value sums (added up likewise). */
+int stacks_add_events(struct stacks *s, const struct frame *frames, unsigned int depth,
+		      uint64_t value, uint64_t events);
 
 size_t stacks_count(const struct stacks *s);
 /* Stacks distinct by name (what folded and SVG show); entries must be
@@ -55,7 +63,8 @@ void stacks_sort(struct stacks *s);
 /* Lexical order of two stacks, root frame first: frame names by strcmp(),
  * then kind (user < kernel < comm < mark < task), and a stack before
  * every longer stack it is a prefix of; stacks equal so far by address,
- * then module path and build id.  0 only for equal stacks. */
+ * then module path and build id, then source line.  0 only for equal
+ * stacks. */
 int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b);
 
 #endif

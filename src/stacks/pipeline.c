@@ -123,7 +123,7 @@ static int on_snapshot(void *arg, void *data, size_t size)
 						   .tid = sp->o.per_thread ? s.tid : 0,
 						   .kstack = s.kstack, .extra = s.extra,
 						   .extra_len = s.extra_len },
-			   ips, n, trunc, s.value);
+			   ips, n, trunc, s.value, s.events);
 	if (err && !sp->snap_err)
 		sp->snap_err = err;
 	return 0;
@@ -231,15 +231,22 @@ uint64_t stackpipe_stack_errors(int map_fd)
 	return k + u + full;
 }
 
+/* Frames a stack may have: two threads' (a waker's and the blocked
+ * one's) of comm, task, marks, kernel and user frames, a "--" between,
+ * and the functions DWARF says were inlined, up to PIPE_INLINED_MAX. */
+#define PIPE_INLINED_MAX 256
+#define PIPE_MAX_FRAMES (2 * (4 + STACK_MAX_DEPTH) + 1 + UNWIND_MAX_DEPTH + PIPE_INLINED_MAX)
+
 /* One thread's part of a stack: comm, its pid or tid if asked, user
- * frames, kernel frames.  task: room for the FRAME_TASK frame's name
- * (stacks_add() copies names). */
+ * frames (with their inlined functions while *inl_room lasts), kernel
+ * frames.  task: room for the FRAME_TASK frame's name (stacks_add()
+ * copies names). */
 static int thread_frames(const struct stackpipe *sp, struct symbolizer *sym, struct frame *fr,
 			 char *task, size_t task_size, const char *comm, uint32_t pid,
 			 uint32_t tid, uint64_t gen, bool utrunc, int nu, const uint64_t *uips,
-			 int nk, const uint64_t *kips)
+			 int nk, const uint64_t *kips, int *inl_room)
 {
-	int n = 0;
+	int n = 0, m;
 
 	fr[n++] = (struct frame){ comm[0] ? comm : "[unknown]", FRAME_COMM, .addr = pid };
 	if (sp->o.per_thread && tid) {
@@ -253,8 +260,11 @@ static int thread_frames(const struct stackpipe *sp, struct symbolizer *sym, str
 		fr[n++] = (struct frame){ "[truncated]", FRAME_MARK };
 	if (nu < 0)
 		fr[n++] = (struct frame){ "[lost user stack]", FRAME_MARK };
-	else if (nu > 0)
-		n += symbolize_user(sym, pid, gen, uips, nu, fr + n);
+	else if (nu > 0) {
+		m = symbolize_user_src(sym, pid, gen, uips, nu, fr + n, nu + *inl_room);
+		*inl_room -= m - nu;
+		n += m;
+	}
 	if (nk < 0)
 		fr[n++] = (struct frame){ "[lost kernel stack]", FRAME_MARK };
 	else if (nk > 0)
@@ -264,22 +274,23 @@ static int thread_frames(const struct stackpipe *sp, struct symbolizer *sym, str
 
 int stackpipe_add(struct stackpipe *sp, const struct stack_sample *smp)
 {
-	struct frame fr[2 * (4 + STACK_MAX_DEPTH) + 1 + UNWIND_MAX_DEPTH];
+	struct frame fr[PIPE_MAX_FRAMES];
 	struct symbolizer *sym = symbolizer(sp);
 	char task[2][40];
-	int n = 0;
+	int n = 0, inl_room = PIPE_INLINED_MAX;
 
 	if (!sym)
 		return -errno;
 	if (smp->has_waker) {
 		n = thread_frames(sp, sym, fr, task[0], sizeof(task[0]), smp->waker_comm,
 				  smp->waker_pid, 0, smp->waker_gen, false, smp->wnu, smp->wuips,
-				  smp->wnk, smp->wkips);
+				  smp->wnk, smp->wkips, &inl_room);
 		fr[n++] = (struct frame){ "--", FRAME_MARK };
 	}
 	n += thread_frames(sp, sym, fr + n, task[1], sizeof(task[1]), smp->comm, smp->pid,
-			   smp->tid, smp->gen, smp->utrunc, smp->nu, smp->uips, smp->nk, smp->kips);
-	return stacks_add(sp->stacks, fr, n, smp->value);
+			   smp->tid, smp->gen, smp->utrunc, smp->nu, smp->uips, smp->nk, smp->kips,
+			   &inl_room);
+	return stacks_add_events(sp->stacks, fr, n, smp->value, smp->events);
 }
 
 struct stacks *stackpipe_stacks(struct stackpipe *sp)
@@ -336,4 +347,17 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 			      SESSION_LOSS | SESSION_IF_ANY);
 	if (sp->sym)
 		debug("%zu binaries symbolized", symbolizer_binaries(sp->sym));
+	if (sp->sym && symbolizer_src_stats(sp->sym)) {
+		const struct srcline_stats *ss = symbolizer_src_stats(sp->sym);
+
+		debug("source lines: %llu addresses looked up in DWARF in %.3f s, %llu found, %llu "
+		      "inlined frames added; %llu binaries with DWARF, %llu without",
+		      (unsigned long long)ss->lookups, ss->ns / 1e9, (unsigned long long)ss->found,
+		      (unsigned long long)st->inlined, (unsigned long long)ss->binaries,
+		      (unsigned long long)ss->no_dwarf);
+		if (ss->over_limit)
+			msg("source lines: %llu frames left without (DWARF's time budget of %.1f s or "
+			    "its %u addresses spent)", (unsigned long long)ss->over_limit,
+			    SRCLINE_BUDGET_NS / 1e9, SRCLINE_MAX_ADDRS);
+	}
 }

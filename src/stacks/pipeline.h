@@ -48,6 +48,8 @@ struct stack_sample {
 	uint64_t kips[STACK_MAX_DEPTH];	/* innermost first */
 	uint64_t uips[UNWIND_MAX_DEPTH];
 	uint64_t value;
+	uint64_t events;		/* the events value sums (offcpu: waits); 0:
+					 * not counted apart */
 	/* offcpu --wakers: the thread that woke this one, folded first,
 	 * then a "--" frame, then the blocked thread */
 	bool has_waker;
@@ -70,6 +72,7 @@ struct stack_snapshot {
 	const void *stack;		/* size bytes copied from regs.sp */
 	size_t size;
 	uint64_t value;			/* what it counts: 1 sample, ns blocked */
+	uint64_t events;		/* the events value sums (waits); 0: none */
 	const void *extra;		/* more key bytes (a waker), may be NULL */
 	size_t extra_len;
 };

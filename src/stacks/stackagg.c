@@ -71,7 +71,7 @@ static bool same(const void *entry, const void *key)
 }
 
 int stackagg_add(struct stackagg *a, const struct stackagg_key *k, const uint64_t *ips, int n,
-		 bool truncated, uint64_t value)
+		 bool truncated, uint64_t value, uint64_t events)
 {
 	uint64_t key[5] = { k->pid, k->gen, k->kstack, (uint64_t)n << 1 | truncated, k->tid };
 	uint64_t h = hash_block(ips, n * sizeof(*ips), hash_bytes(key, sizeof(key), 0));
@@ -84,6 +84,7 @@ int stackagg_add(struct stackagg *a, const struct stackagg_key *k, const uint64_
 	e = htab_find(a->index, h, &ak, same);
 	if (e) {
 		e->value += value;
+		e->events += events;
 		return 0;
 	}
 	if (a->n == a->cap) {
@@ -100,7 +101,7 @@ int stackagg_add(struct stackagg *a, const struct stackagg_key *k, const uint64_
 		return -ENOMEM;
 	*e = (struct stackagg_entry){
 		.pid = k->pid, .gen = k->gen, .tid = k->tid, .truncated = truncated, .kstack = k->kstack,
-		.value = value, .n = n, .ips = (uint64_t *)(e + 1), .extra_len = k->extra_len,
+		.value = value, .events = events, .n = n, .ips = (uint64_t *)(e + 1), .extra_len = k->extra_len,
 	};
 	strncpy(e->comm, k->comm, 16);
 	e->comm[16] = 0;

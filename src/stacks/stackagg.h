@@ -15,6 +15,7 @@ struct stackagg_entry {
 	bool truncated;		/* the user chain did not reach its end */
 	uint64_t kstack;	/* handle into the BPF `stacks` map */
 	uint64_t value;
+	uint64_t events;	/* the events value sums, when counted apart (offcpu: waits) */
 	int n;
 	uint64_t *ips;		/* user pcs, innermost first; owned */
 	void *extra;		/* more key bytes (e.g. a waker), owned */
@@ -34,8 +35,10 @@ struct stackagg_key {
 struct stackagg;
 struct stackagg *stackagg_new(void);
 void stackagg_free(struct stackagg *a);
+/* Adds value (and events, the events it sums, 0 when not counted) to
+ * the entry of (k, ips, truncated). */
 int stackagg_add(struct stackagg *a, const struct stackagg_key *k, const uint64_t *ips, int n,
-		 bool truncated, uint64_t value);
+		 bool truncated, uint64_t value, uint64_t events);
 size_t stackagg_count(const struct stackagg *a);
 const struct stackagg_entry *stackagg_get(const struct stackagg *a, size_t i);
 

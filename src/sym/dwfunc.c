@@ -15,8 +15,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include "common.h"
-#include "sym/debugfile.h"
 #include "sym/dwfunc.h"
+#include "sym/dwopen.h"
 
 #define NGPR 6			/* SysV x86-64 integer argument registers */
 #define DWREG_RSP 7
@@ -27,58 +27,12 @@ struct fentry {
 };
 
 struct dwfuncs {
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
+	struct dwopen o;
+	Dwfl_Module *mod;	/* o's */
 	Dwarf *dw;
-	Dwarf_Addr bias;
 	struct fentry *funcs;	/* sorted by addr */
 	size_t n, cap;
 	int err;		/* while indexing */
-};
-
-static char *debuginfo_path;
-
-struct found_debug {
-	int fd;
-	char *path;
-};
-
-static int take_fd(int fd, const char *path, void *arg)
-{
-	struct found_debug *f = arg;
-
-	f->fd = fd;
-	f->path = strdup(path);
-	return 0;
-}
-
-/* libdwfl's standard finder follows any .gnu_debuglink name (with "..",
- * onto a FIFO, through symlinks): the one debugfile_find() replaces it.
- * A debugaltlink name (a path) is not followed. */
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
-			  GElf_Word debuglink_crc, char **debuginfo_file_name)
-{
-	struct found_debug f = { -1, NULL };
-	struct debugref ref = { file_name, NULL, 0, debuglink_file, debuglink_crc };
-	GElf_Addr vaddr;
-	int n;
-
-	if (!file_name || (debuglink_file && strchr(debuglink_file, '/')))
-		return -1;
-	n = dwfl_module_build_id(mod, &ref.build_id, &vaddr);
-	ref.build_id_len = n > 0 ? (size_t)n : 0;
-	if (debugfile_find(&ref, take_fd, &f))
-		return -1;
-	*debuginfo_file_name = f.path;
-	return f.fd;
-}
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
 };
 
 static int add_func(Dwarf_Die *die, void *arg)
@@ -115,41 +69,16 @@ struct dwfuncs *dwfuncs_open(const char *path)
 {
 	struct dwfuncs *d = calloc(1, sizeof(*d));
 	Dwarf_Off off = 0, next;
-	struct stat st;
 	size_t hsize;
-	Elf *elf;
-	int fd, err;
+	int err;
 
 	if (!d)
 		return NULL;
-	fd = open_regular(path, &st);
-	if (fd < 0) {
-		err = -fd;
+	err = -dwopen(&d->o, path, -1);
+	if (err)
 		goto free_d;
-	}
-	/* libdw would inflate the compressed debug sections whatever their
-	 * claimed size */
-	elf = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-	err = elf ? debugfile_inflate_check(elf, (uint64_t)st.st_size, path) : 0;
-	elf_end(elf);
-	if (err) {
-		close(fd);
-		err = -err;
-		goto free_d;
-	}
-	d->dwfl = dwfl_begin(&offline_callbacks);
-	if (!d->dwfl) {
-		close(fd);
-		err = ENOMEM;
-		goto free_d;
-	}
-	/* dwfl owns fd from here */
-	d->mod = dwfl_report_offline(d->dwfl, path, path, fd);
-	if (!d->mod || dwfl_report_end(d->dwfl, NULL, NULL)) {
-		err = EINVAL;
-		goto free_d;
-	}
-	d->dw = dwfl_module_getdwarf(d->mod, &d->bias);
+	d->mod = d->o.mod;
+	d->dw = d->o.dw;
 	if (!d->dw) {
 		err = ENODATA;
 		goto free_d;
@@ -187,8 +116,7 @@ void dwfuncs_free(struct dwfuncs *d)
 {
 	if (!d)
 		return;
-	if (d->dwfl)
-		dwfl_end(d->dwfl);
+	dwopen_close(&d->o);
 	free(d->funcs);
 	free(d);
 }

@@ -7,6 +7,7 @@
 #include "strpool.h"
 #include "sym/demangle.h"
 #include "sym/elfsyms.h"
+#include "sym/srcline.h"
 #include "sym/symbolize.h"
 #include "sym/vdso.h"
 
@@ -25,6 +26,7 @@ struct uname {
 	int unsym;
 	const struct frame_module *mod;	/* NULL: no mapping */
 	uint64_t offset;
+	uint64_t map_start, map_end;	/* the mapping (for /proc/PID/map_files) */
 };
 
 /* Every kernel frame's module. */
@@ -40,6 +42,7 @@ struct symbolizer {
 	struct htab *modules;	/* of struct frame_module, owned, by path and build id */
 	struct elfsyms *vdso;
 	int vdso_tried;
+	struct srcmap *src;	/* made on first use by symbolize_user_src() */
 	struct sym_stats stats;
 };
 
@@ -71,6 +74,7 @@ void symbolizer_free(struct symbolizer *s)
 		return;
 	strpool_free(s->names);
 	elfsyms_free(s->vdso);
+	srcmap_free(s->src);
 	if (s->ucache) {
 		size_t pos = 0;
 		struct uname *u;
@@ -211,7 +215,7 @@ static const char *basename_of(const char *path)
  * (the frame's real location) is the byte before. */
 static const char *user_name(struct symbolizer *s, uint32_t pid, uint64_t gen,
 			     uint64_t addr, int ret_addr, int *unsym,
-			     const struct frame_module **mod, uint64_t *offset)
+			     const struct frame_module **mod, uint64_t *offset, uint64_t *map)
 {
 	uint64_t look = addr - (ret_addr ? 1 : 0), off, sym_off;
 	const struct mapping *m = proctab_find(s->pt, pid, gen, look);
@@ -225,6 +229,8 @@ static const char *user_name(struct symbolizer *s, uint32_t pid, uint64_t gen,
 	off = look - m->start + m->pgoff;
 	*mod = module_of(s, m);
 	*offset = off;
+	map[0] = m->start;
+	map[1] = m->end;
 	if (!strcmp(m->path, "[vdso]")) {
 		es = vdso_syms(s);
 	} else {
@@ -270,7 +276,7 @@ static struct uname user_frame(struct symbolizer *s, uint32_t pid, uint64_t gen,
 		return *c;
 	/* ips[0] is where the thread was; the rest are returns */
 	u.name = user_name(s, pid, gen, ips[i] & ~SYM_IP_SIGNAL, i > 0, &u.unsym, &u.mod,
-			   &u.offset);
+			   &u.offset, &u.map_start);
 	/* a signal trampoline without a symbol (libc has no local
 	 * symbols) is still a known frame */
 	if ((ips[i] & SYM_IP_SIGNAL) && u.unsym) {
@@ -303,4 +309,65 @@ int symbolize_user(struct symbolizer *s, uint32_t pid, uint64_t gen,
 		};
 	}
 	return n;
+}
+
+/* The inline chain of a named user frame: DWARF is asked of frames a
+ * symbol named (an unsymbolized one keeps only its address, for a later
+ * symbolizer), once per (module, offset). */
+static const struct srcline_chain *chain_of(struct symbolizer *s, uint32_t pid,
+					    const struct uname *u)
+{
+	char alt[96];
+
+	if (u->unsym || !u->mod || u->mod->path[0] != '/')
+		return NULL;
+	if (!s->src) {
+		s->src = srcmap_new();
+		if (!s->src)
+			return NULL;
+	}
+	snprintf(alt, sizeof(alt), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)u->map_start, (unsigned long long)u->map_end);
+	return srcmap_lookup(s->src, u->mod, alt, u->offset);
+}
+
+int symbolize_user_src(struct symbolizer *s, uint32_t pid, uint32_t gen,
+		       const uint64_t *ips, int n, struct frame *out, int max)
+{
+	int extra = max - n, m = 0;
+
+	if (extra < 0) {	/* the innermost frames do not fit */
+		ips += -extra;
+		n = max;
+		extra = 0;
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		struct uname u = user_frame(s, pid, gen, ips, i);
+		const struct srcline_chain *c = chain_of(s, pid, &u);
+		struct frame fr = {
+			.name = u.name, .kind = FRAME_USER,
+			.addr = (ips[i] & ~SYM_IP_SIGNAL) - (i > 0), .module = u.mod,
+			.offset = u.offset,
+		};
+
+		s->stats.frames++;
+		s->stats.unsymbolized += u.unsym;
+		fr.src = c ? &c->lv[c->n - 1].src : NULL;
+		out[m++] = fr;
+		/* then the functions inlined there, outermost first, as far
+		 * as DWARF names them and room lasts */
+		for (int j = c ? (int)c->n - 2 : -1; j >= 0 && extra > 0 && c->lv[j].func; j--) {
+			fr.name = c->lv[j].func;
+			fr.src = &c->lv[j].src;
+			out[m++] = fr;
+			extra--;
+			s->stats.inlined++;
+		}
+	}
+	return m;
+}
+
+const struct srcline_stats *symbolizer_src_stats(const struct symbolizer *s)
+{
+	return s->src ? srcmap_stats(s->src) : NULL;
 }

@@ -11,6 +11,7 @@
 #include "stacks/frame.h"
 #include "sym/ksyms.h"
 #include "sym/proctab.h"
+#include "sym/srcline.h"
 
 #define SYM_KERNEL_OFFSETS 0x1	/* "func+0x1c" for kernel frames */
 /* Set in a user pc that is a signal trampoline (the frame that returns
@@ -22,6 +23,7 @@ struct sym_stats {
 	uint64_t frames;	/* frames named */
 	uint64_t unsymbolized;	/* of which without a symbol */
 	uint64_t tracer_dropped;/* tracer frames removed from kernel stacks */
+	uint64_t inlined;	/* inlined frames added (symbolize_user_src) */
 };
 
 struct symbolizer;
@@ -39,7 +41,18 @@ void symbolizer_free(struct symbolizer *s);
 int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, struct frame *out);
 int symbolize_user(struct symbolizer *s, uint32_t pid, uint64_t gen,
 		   const uint64_t *ips, int n, struct frame *out);
+/* The same, with source lines and inlined functions from DWARF
+ * (sym/srcline.h): each frame's src, and after a frame whose code DWARF
+ * says has functions inlined in it, a frame for each (outermost first,
+ * src->inlined set, the same address, module and offset), as long as
+ * out has room: at most max frames in all, every ip keeping its own.
+ * Frames without a symbol get no DWARF look-up.  Returns the number
+ * written. */
+int symbolize_user_src(struct symbolizer *s, uint32_t pid, uint32_t gen,
+		       const uint64_t *ips, int n, struct frame *out, int max);
 const struct sym_stats *symbolizer_stats(const struct symbolizer *s);
+/* What DWARF look-ups found; NULL before the first. */
+const struct srcline_stats *symbolizer_src_stats(const struct symbolizer *s);
 /* Distinct binaries whose symbols were loaded. */
 size_t symbolizer_binaries(const struct symbolizer *s);
 

@@ -81,6 +81,11 @@ test_pprof_profile_chain() {
 	grep -q '^Period: 1001001$' raw.txt || fail "period: $(grep Period raw.txt)"
 	grep -q '^samples/count cpu/nanoseconds' raw.txt || fail "sample types: $(grep -A1 Samples: raw.txt)"
 	grep -q '^Duration: ' raw.txt || fail "no duration"
+	# the run's start, as the wall clock had it (this test ran within the hour)
+	start=$(sed -n 's/^Time: \([0-9-]* [0-9:.]*\) \([-+][0-9]*\) .*/\1 \2/p' raw.txt)
+	age=$(($(date +%s) - $(date -d "${start:-none}" +%s 2>/dev/null || echo 0)))
+	[ -n "$start" ] && [ "$age" -ge 0 ] && [ "$age" -lt 3600 ] ||
+		fail "start time: $(grep '^Time' raw.txt)"
 	# every value pair is (count, count * period)
 	bad=$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
 		s && /^ +[0-9]+ +[0-9]+:/ { sub(":", "", $2); if ($1 * 1001001 != $2) print }' raw.txt)
@@ -136,12 +141,40 @@ test_pprof_kernel_mapping_and_folded_agree() {
 	diff want.folded back.folded >d.txt || fail "round trip differs: $(head -5 d.txt)"
 }
 
+# offcpu_waits RAW ERR: the waits (events/count) of an offcpu_wl run's
+# pprof: main;sleeper;raw_nanosleep slept 3 times in nanosleep(2), and no
+# more waits than the blocked intervals the closing line counts
+offcpu_waits() {
+	local naps all intervals
+	raw_folded 1 <"$1" >waits.folded
+	naps=$(samples waits.folded '^offcpu_wl;([^;]*;)*main;sleeper;raw_nanosleep;([^;]*;)*do_nanosleep_\[k\]')
+	[ "$naps" = 3 ] || fail "$naps waits in do_nanosleep under main;sleeper, not 3: $(grep sleeper waits.folded)"
+	all=$(total waits.folded)
+	intervals=$(sed -n 's/^stackscope offcpu: \([0-9]*\) blocked intervals.*/\1/p' "$2")
+	[ -n "$intervals" ] && [ "$all" -le "$intervals" ] && [ "$all" -ge 5 ] ||
+		fail "$all waits in the pprof, ${intervals:-no} blocked intervals counted: $(cat "$2")"
+}
+
+test_pprof_offcpu_waits_fp() {
+	# waits counted in the kernel with frame-pointer stacks (the other
+	# test: user stacks copied at syscall exit, counted here)
+	timeout 60 "$SS" offcpu --unwind fp -o out.pb.gz -- "$WL/offcpu_wl" >wl.txt 2>err.txt ||
+		fail "offcpu exited $?: $(cat err.txt)"
+	gopprof -raw out.pb.gz >raw.txt || fail "go tool pprof -raw: $(cat gopprof.err)"
+	offcpu_waits raw.txt err.txt
+	# -top shows the default type, the time
+	gopprof -top out.pb.gz >top.txt || fail "go tool pprof -top: $(cat gopprof.err)"
+	grep -q '^Type: offcpu$' top.txt || fail "-top's type: $(head -3 top.txt)"
+}
+
 test_pprof_offcpu() {
 	timeout 60 "$SS" offcpu -o out.pb.gz -- "$WL/offcpu_wl" >wl.txt 2>err.txt ||
 		fail "offcpu exited $?: $(cat err.txt)"
 	gopprof -raw out.pb.gz >raw.txt || fail "go tool pprof -raw: $(cat gopprof.err)"
-	grep -q '^offcpu/nanoseconds$' raw.txt || fail "sample type: $(grep -A1 Samples: raw.txt)"
+	grep -q '^offcpu/nanoseconds\[dflt\] events/count$' raw.txt ||
+		fail "sample types: $(grep -A1 Samples: raw.txt)"
 	raw_folded 0 <raw.txt >go.folded
+	offcpu_waits raw.txt err.txt
 	# values are ns: the model's microseconds times 1000
 	bad=$(awk '$NF % 1000' go.folded | head -2)
 	[ -z "$bad" ] || fail "values not whole microseconds in ns: $bad"
@@ -165,4 +198,49 @@ test_pprof_flamegraph_diff_and_inverted() {
 		fail "b: $(grep -o '<title>b [^/]*' diff.svg)"
 	"$SS" flamegraph --inverted after.folded -o ice.svg || fail "--inverted exited $?"
 	grep -q 'data-d="1"><title>x (70 samples' ice.svg || fail "x not under the root: $(grep -o 'data-d="1"><title>[^<]*' ice.svg)"
+}
+
+# `go tool pprof -raw` on stdin -> each Location's Lines on one row:
+# "inner FILE:L | middle FILE:L | ...", innermost first
+locs_rows() {
+	awk '/^Locations/ { s = 1; next } /^Mappings/ { s = 0 }
+		s && /^ +[0-9]+: 0x/ { if (row != "") print row; row = ""; $1 = ""; $2 = ""; $3 = "" }
+		s { sub(/ s=[0-9]+$/, ""); gsub(/^ +/, ""); if ($0 != "") row = row (row == "" ? "" : " | ") $0 }
+		END { if (row != "") print row }'
+}
+
+test_pprof_inlined_frames() {
+	# inline_chain: main -> outer, with middle and inner inlined into
+	# outer (DWARF's chain); the leaf Location has three Lines, innermost
+	# first, with the workload's file and the lines marked in its source
+	local src="$ROOT/tests/workloads/inline/inline_chain.c" mid out raw_lines
+	timeout 60 "$SS" profile -F 999 -o out.pb.gz -- "$WL/inline/inline_chain" 1 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	mid=$(grep -n 'LINE_MIDDLE_CALL' "$src" | cut -d: -f1)
+	out=$(grep -n 'LINE_OUTER_CALL' "$src" | cut -d: -f1)
+	gopprof -raw out.pb.gz >raw.txt || fail "go tool pprof -raw: $(cat gopprof.err)"
+	locs_rows <raw.txt >locs.txt
+	raw_lines=$(grep -c "^inner $src:[0-9]* | middle $src:$mid | outer $src:$out\$" locs.txt)
+	[ "$raw_lines" -ge 1 ] || fail "no Location inner | middle:$mid | outer:$out in $src: $(grep inner locs.txt | head -3)"
+	# flamegraph reads them back and writes them again
+	"$SS" flamegraph -o again.pb.gz out.pb.gz || fail "flamegraph -o again.pb.gz"
+	gopprof -raw again.pb.gz | locs_rows >again.txt || fail "go tool pprof -raw: $(cat gopprof.err)"
+	[ "$(grep -c "^inner $src:[0-9]* | middle $src:$mid | outer $src:$out\$" again.txt)" = "$raw_lines" ] ||
+		fail "read and written again: $(grep inner again.txt | head -3)"
+	# inner's own lines lie in its loop
+	bad=$(grep -o "^inner $src:[0-9]*" locs.txt | sed 's/.*://' | while read -r l; do
+		sed -n "${l}p" "$src" | grep -q LINE_INNER_LOOP || echo "$l"; done)
+	[ -z "$bad" ] || fail "inner at lines $bad, outside its loop"
+	gopprof -traces out.pb.gz >traces.txt || fail "go tool pprof -traces: $(cat gopprof.err)"
+	grep -A3 '  inner (inline)$' traces.txt | tr -s ' ' | tr '\n' ';' |
+		grep -q 'inner (inline);[^;]*middle (inline); outer; main' ||
+		fail "-traces: $(grep -A3 'inner' traces.txt | head -4)"
+	grep -Eq '^[0-9]+: .*/inline_chain [0-9a-f]{40} \[FN\]\[FL\]\[LN\]\[IN\]' raw.txt ||
+		fail "mapping flags: $(sed -n '/^Mappings/,$p' raw.txt)"
+	# folded output shows them as frames, and agrees with the pprof
+	raw_folded 0 <raw.txt >go.folded
+	n=$(samples go.folded '^inline_chain;([^;]*;)*main;outer;middle;inner ')
+	[ "$n" -ge 20 ] || fail "only $n samples in main;outer;middle;inner: $(head -3 go.folded)"
+	"$SS" flamegraph --format folded --sample-type samples out.pb.gz | norm_folded >ss.folded
+	diff go.folded ss.folded >d.txt || fail "go and stackscope read different stacks: $(head -5 d.txt)"
 }

@@ -1,8 +1,10 @@
 /* Runs every registered unit test; prints "ok NAME", "FAIL NAME" or
  * "skip NAME: why" lines and a closing "unit: N passed, N failed, N
  * skipped".  An argument runs only the tests whose name contains it. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "test.h"
 
 #define MAX_TESTS 512
@@ -88,4 +90,46 @@ const char *test_fixture(const char *name)
 
 	snprintf(b, sizeof(bufs[0]), "%s/%s", test_fixtures(), name);
 	return b;
+}
+
+void test_trace_check(const char *file, int line, const char *doc, bool require_names)
+{
+	char dir[] = "/tmp/stackscope-unit.XXXXXX", path[64], cmd[256], out[512];
+	size_t n = 0;
+	FILE *f, *p;
+	int st;
+
+	if (!doc) {
+		test_fail(file, line, "no trace document");
+		return;
+	}
+	if (system("command -v python3 >/dev/null 2>&1") != 0) {
+		test_skip("no python3 for tests/trace_check.py");
+		return;
+	}
+	if (!mkdtemp(dir)) {
+		test_fail(file, line, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	f = fopen(path, "wx");
+	if (!f || fputs(doc, f) == EOF || fclose(f)) {
+		test_fail(file, line, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	snprintf(cmd, sizeof(cmd), "python3 tests/trace_check.py %s%s 2>&1", path,
+		 require_names ? " --require-names" : "");
+	p = popen(cmd, "r");
+	if (!p) {
+		test_fail(file, line, "popen: %s", strerror(errno));
+		goto out;
+	}
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	if (st != 0 || strncmp(out, "ok: ", 4))
+		test_fail(file, line, "trace_check: %s", out);
+out:
+	unlink(path);
+	rmdir(dir);
 }

@@ -6,6 +6,7 @@
  * count. */
 #ifndef TEST_H
 #define TEST_H
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +19,13 @@ void test_fail(const char *file, int line, const char *fmt, ...)
  * fixture the build should have made.  A failure still wins: the test's
  * line is "FAIL" if any check failed, else "skip NAME: why". */
 void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Passes a trace-event document to tests/trace_check.py (the checker of
+ * every trace the end-to-end tests write: fields, B/E balance, strict
+ * nesting per thread), in a private temporary directory; a failure names
+ * the caller's line.  Needs python3 (else the test is marked skipped) and
+ * the source tree as the current directory (tests/run.sh does so). */
+void test_trace_check(const char *file, int line, const char *doc, bool require_names);
+#define CHECK_TRACE(doc, require_names) test_trace_check(__FILE__, __LINE__, (doc), (require_names))
 /* Directory with the fixtures the build made (build/fixtures). */
 const char *test_fixtures(void);
 /* test_fixtures()/name; the last four results stay valid. */

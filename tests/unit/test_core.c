@@ -56,26 +56,26 @@ TEST(stackagg_merges_equal_keys)
 		return;
 	kx.extra = waker;
 	kx.extra_len = sizeof(waker);
-	CHECK_INT(stackagg_add(a, &k, ips, 3, false, 2), 0);
-	CHECK_INT(stackagg_add(a, &k, ips, 3, false, 3), 0);
-	CHECK_INT(stackagg_add(a, &k, ips, 3, true, 1), 0);	/* truncated: another */
-	CHECK_INT(stackagg_add(a, &k, other, 3, false, 1), 0);
-	CHECK_INT(stackagg_add(a, &k, ips, 2, false, 1), 0);	/* a prefix: another */
-	CHECK_INT(stackagg_add(a, &kx, ips, 3, false, 4), 0);
-	CHECK_INT(stackagg_add(a, &kx, ips, 3, false, 4), 0);
-	CHECK_INT(stackagg_add(a, &k, NULL, 0, true, 1), 0);
+	CHECK_INT(stackagg_add(a, &k, ips, 3, false, 2, 1), 0);
+	CHECK_INT(stackagg_add(a, &k, ips, 3, false, 3, 1), 0);
+	CHECK_INT(stackagg_add(a, &k, ips, 3, true, 1, 1), 0);	/* truncated: another */
+	CHECK_INT(stackagg_add(a, &k, other, 3, false, 1, 1), 0);
+	CHECK_INT(stackagg_add(a, &k, ips, 2, false, 1, 1), 0);	/* a prefix: another */
+	CHECK_INT(stackagg_add(a, &kx, ips, 3, false, 4, 1), 0);
+	CHECK_INT(stackagg_add(a, &kx, ips, 3, false, 4, 1), 0);
+	CHECK_INT(stackagg_add(a, &k, NULL, 0, true, 1, 1), 0);
 	/* many distinct stacks: the index grows and keeps every one */
 	for (uint64_t i = 0; i < 3000; i++) {
 		other[2] = i;
-		CHECK_INT(stackagg_add(a, &k, other, 3, false, 1), 0);
-		CHECK_INT(stackagg_add(a, &k, other, 3, false, 1), 0);
+		CHECK_INT(stackagg_add(a, &k, other, 3, false, 1, 1), 0);
+		CHECK_INT(stackagg_add(a, &k, other, 3, false, 1, 1), 0);
 	}
 	CHECK_INT(stackagg_count(a), 6 + 3000 - 1);	/* other[2] = 9 was there */
 	e = stackagg_get(a, 0);
-	CHECK(e && e->value == 5 && e->n == 3 && e->ips[2] == 0x403000 && !e->extra_len);
+	CHECK(e && e->value == 5 && e->events == 2 && e->n == 3 && e->ips[2] == 0x403000 && !e->extra_len);
 	CHECK_STR(e ? e->comm : NULL, "worker");
 	e = stackagg_get(a, 4);
-	CHECK(e && e->value == 8 && e->extra_len == sizeof(waker));
+	CHECK(e && e->value == 8 && e->events == 2 && e->extra_len == sizeof(waker));
 	CHECK_STR(e ? (const char *)e->extra : NULL, "the waker");
 	e = stackagg_get(a, 5);
 	CHECK(e && e->n == 0 && e->truncated && e->value == 1);

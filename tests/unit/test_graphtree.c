@@ -152,6 +152,7 @@ TEST(graphtree_json_events)
 	CHECK(strstr(buf, "{\"ph\":\"E\",\"name\":\"outer\",\"ts\":5.000,\"pid\":1,\"tid\":3,"
 			  "\"args\":{\"cpu\":1,\"no_return\":\"thread exited\"}}"));
 	CHECK(strstr(buf, "\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\",\"lost_events\":2}}\n"));
+	CHECK_TRACE(buf, true);
 	graphtree_free(g);
 	fclose(f);
 	free(buf);

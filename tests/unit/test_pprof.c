@@ -365,3 +365,133 @@ out:
 	stacks_free(s);
 	stacks_free(back);
 }
+
+/* offcpu's two values: the time (value, in us, written in ns) and the
+ * waits it sums (events), with the time as the default type. */
+TEST(pprof_events_type)
+{
+	static const struct pprof_opts off_opts = {
+		.types = { { "offcpu", "nanoseconds", 1000 }, { "events", "count", 1, .events = true } },
+		.ntypes = 2, .default_type = "offcpu",
+	};
+	struct frame a[] = { { "app", FRAME_COMM, 42 }, { "main", FRAME_USER, 0x401100, &app, 0x1100 } };
+	struct frame b[] = { { "app", FRAME_COMM, 42 }, { "wait", FRAME_USER, 0x401200, &app, 0x1200 } };
+	struct stacks *s = stacks_new(), *back = stacks_new();
+	size_t gzlen = 0, len = 0;
+	unsigned char *gz = NULL, *raw = NULL;
+	struct pprof_read_info info;
+	struct m prof;
+	uint64_t vals[4];
+
+	CHECK(s && back);
+	if (!s || !back)
+		goto out;
+	CHECK_INT(stacks_add_events(s, a, 2, 300, 3), 0);
+	CHECK_INT(stacks_add_events(s, a, 2, 100, 1), 0);	/* merged: 400 us in 4 waits */
+	CHECK_INT(stacks_add_events(s, b, 2, 7, 2), 0);
+	CHECK_INT(stacks_add(s, b, 2, 1), 0);			/* no events given: none added */
+	stacks_sort(s);
+	CHECK(stacks_get(s, 0)->events == 4 && stacks_get(s, 1)->events == 2);
+	gz = pprof_bytes(s, &off_opts, &gzlen);
+	raw = gz ? gunzip(gz, gzlen, &len) : NULL;
+	CHECK(raw != NULL);
+	if (!raw)
+		goto out;
+	prof = (struct m){ raw, raw + len };
+	CHECK_STR(str(prof, uint_field(nth(prof, 1, 1), 1, 0)), "events");
+	CHECK_STR(str(prof, uint_field(prof, 14, 0)), "offcpu");
+	CHECK_INT(packed(nth(prof, 2, 0), 2, vals, 4), 2);
+	CHECK(vals[0] == 400000 && vals[1] == 4);
+	CHECK_INT(packed(nth(prof, 2, 1), 2, vals, 4), 2);
+	CHECK(vals[0] == 8000 && vals[1] == 2);
+	/* read back: the default type is the time, not the last */
+	CHECK_INT(report_pprof_read(gz, gzlen, back, NULL, &info), 0);
+	CHECK_STR(info.type, "offcpu");
+	CHECK_INT(stacks_total(back), 408000);
+out:
+	free(raw);
+	free(gz);
+	stacks_free(s);
+	stacks_free(back);
+}
+
+/* A function with two inlined into it at one address: one Location, its
+ * Lines innermost first, Functions with their file, line numbers, and
+ * the mapping's flags. */
+TEST(pprof_inlined_lines)
+{
+	static const struct frame_src s_outer = { "/src/a.c", 29, false },
+				      s_mid = { "/src/a.c", 24, true },
+				      s_in = { "/src/inc.h", 16, true };
+	struct frame a[] = {
+		{ "app", FRAME_COMM, 42 },
+		{ "main", FRAME_USER, 0x401100, &app, 0x1100 },
+		{ "outer", FRAME_USER, 0x401200, &app, 0x1200, &s_outer },
+		{ "middle", FRAME_USER, 0x401200, &app, 0x1200, &s_mid },
+		{ "inner", FRAME_USER, 0x401200, &app, 0x1200, &s_in },
+	};
+	struct stacks *s = stacks_new(), *back = stacks_new();
+	size_t gzlen = 0, len = 0;
+	unsigned char *gz = NULL, *raw = NULL;
+	struct pprof_read_info info;
+	struct m prof, loc, ln, fn, mp;
+	uint64_t ids[8];
+	char *want = NULL, *got = NULL;
+
+	CHECK(s && back);
+	if (!s || !back || stacks_add(s, a, 5, 3))
+		goto out;
+	gz = pprof_bytes(s, &cpu_opts, &gzlen);
+	raw = gz ? gunzip(gz, gzlen, &len) : NULL;
+	CHECK(raw != NULL);
+	if (!raw)
+		goto out;
+	prof = (struct m){ raw, raw + len };
+	CHECK_INT(packed(nth(prof, 2, 0), 1, ids, 8), 3);	/* leaf, main, app */
+	loc = by_id(prof, 4, ids[0]);
+	CHECK_INT(uint_field(loc, 3, 0), 0x401200);
+	CHECK_INT(occurrences(loc, 4), 3);
+	static const char *const names[] = { "inner", "middle", "outer" };
+	static const char *const files[] = { "/src/inc.h", "/src/a.c", "/src/a.c" };
+	static const unsigned int lines[] = { 16, 24, 29 };
+	for (int i = 0; i < 3; i++) {
+		ln = nth(loc, 4, i);
+		fn = by_id(prof, 5, uint_field(ln, 1, 0));
+		CHECK_STR(str(prof, uint_field(fn, 2, 0)), names[i]);
+		CHECK_STR(str(prof, uint_field(fn, 4, 0)), files[i]);
+		CHECK_INT(uint_field(ln, 2, 0), lines[i]);
+	}
+	/* main: no source known, one Line, line 0, no file */
+	loc = by_id(prof, 4, ids[1]);
+	CHECK_INT(occurrences(loc, 4), 1);
+	CHECK_INT(uint_field(nth(loc, 4, 0), 2, 0), 0);
+	CHECK_INT(uint_field(by_id(prof, 5, uint_field(nth(loc, 4, 0), 1, 0)), 4, 0), 0);
+	mp = by_id(prof, 3, uint_field(loc, 2, 0));
+	CHECK(uint_field(mp, 7, 0) && uint_field(mp, 8, 0) && uint_field(mp, 9, 0) &&
+	      uint_field(mp, 10, 0));
+	/* read back: the same frames by name */
+	CHECK_INT(report_pprof_read(gz, gzlen, back, "samples", &info), 0);
+	stacks_sort(back);
+	want = folded_of(s);
+	got = folded_of(back);
+	CHECK_STR(got, want);
+	CHECK_STR(want, "app;main;outer;middle;inner 3\n");
+	/* with their source lines, so a pprof written again keeps them */
+	const struct stack_entry *e = stacks_get(back, 0);
+	CHECK(e && e->depth == 5);
+	if (e && e->depth == 5) {
+		CHECK(e->frames[1].src == NULL);
+		CHECK(e->frames[2].src && !e->frames[2].src->inlined && e->frames[2].src->line == 29 &&
+		      !strcmp(e->frames[2].src->file, "/src/a.c"));
+		CHECK(e->frames[3].src && e->frames[3].src->inlined && e->frames[3].src->line == 24);
+		CHECK(e->frames[4].src && e->frames[4].src->inlined && e->frames[4].src->line == 16 &&
+		      !strcmp(e->frames[4].src->file, "/src/inc.h"));
+	}
+out:
+	free(want);
+	free(got);
+	free(raw);
+	free(gz);
+	stacks_free(s);
+	stacks_free(back);
+}

@@ -70,5 +70,6 @@ TEST(syslines_trace)
 		  "\"no_return\":\"the call does not return\"}}\n"
 		  "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\","
 		  "\"lost_events\":4}}\n");
+	CHECK_TRACE(buf, true);
 	free(buf);
 }

@@ -40,6 +40,7 @@ TEST(trace_events_document)
 		  "\"args\":{\"why\":\"\\u00ff\"}}\n"
 		  "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"CLOCK_MONOTONIC\","
 		  "\"lost_events\":5}}\n");
+	CHECK_TRACE(buf, false);
 	free(buf);
 
 	/* no event at all */
@@ -52,6 +53,7 @@ TEST(trace_events_document)
 	fclose(f);
 	CHECK_STR(buf, "{\"traceEvents\":[\n\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
 		  "{\"clock\":\"CLOCK_MONOTONIC\",\"lost_events\":0}}\n");
+	CHECK_TRACE(buf, false);
 	free(buf);
 }
 
@@ -85,6 +87,7 @@ TEST(trace_events_names)
 			  "\"tid\":999999998,\"args\":{\"name\":\"pid 999999998\"}},\n"
 			  "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":999999998,"
 			  "\"tid\":999999997,\"args\":{\"name\":\"tid 999999997\"}}") != NULL);
+	CHECK_TRACE(buf, false);
 	free(buf);
 
 	/* a live thread: this one, named from /proc */
@@ -99,5 +102,6 @@ TEST(trace_events_names)
 	snprintf(comm, sizeof(comm), "\"args\":{\"name\":\"%.15s\"}", program_invocation_short_name);
 	CHECK(strstr(buf, "\"name\":\"thread_name\"") != NULL);
 	CHECK(strstr(buf, comm) != NULL);
+	CHECK_TRACE(buf, false);
 	free(buf);
 }

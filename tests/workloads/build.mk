@@ -48,6 +48,13 @@ $(UWDIR)/uselib: tests/workloads/unwind/uselib.c $(UWDIR)/libwork.so
 $(UWDIR)/%: tests/workloads/unwind/%.c
 	@mkdir -p $(@D)
 	$(NOFP) $< -o $@
+# Inlined functions (tests/workloads/inline): -O2 so that always_inline
+# functions leave their chain in DWARF only
+INLDIR := $(WLDIR)/inline
+workloads: $(INLDIR)/inline_chain
+$(INLDIR)/%: tests/workloads/inline/%.c
+	@mkdir -p $(@D)
+	$(CLANG) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $< -o $@
 include tests/workloads/graph/build.mk
 
 # Pid reuse (tests/workloads/reuse): one source built as a victim and a

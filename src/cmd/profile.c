@@ -25,7 +25,8 @@
 #define MAX_HZ 100000
 #define MAX_LABELS 32
 #define DEFAULT_QUEUE 16
-#define PUSH_TIMEOUT_MAX 10.0	/* seconds per request: the window, within [1, 10] */
+#define PUSH_TIMEOUT_MIN 5.0	/* seconds per request: the window, within [5, 10] */
+#define PUSH_TIMEOUT_MAX 10.0
 #define QUEUED_WAIT 1.0		/* seconds a closing window waits for its snapshots */
 
 /* Long options of the continuous mode. */
@@ -172,6 +173,10 @@ static int parse_window_opt(struct profile_run *r, int c, const char *arg)
 		}
 		return 1;
 	case OPT_PUSH:
+		if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8)) {
+			msg("--push %s: expected an http:// or https:// URL", arg);
+			return -2;
+		}
 		p->url = arg;
 		return 1;
 	case OPT_LABEL:
@@ -236,8 +241,9 @@ static int finish_window_opts(struct profile_run *r)
 		p->service = "stackscope";
 	p->sample_rate = r->hz;
 	p->queue = r->queue ? r->queue : DEFAULT_QUEUE;
-	p->timeout = r->o.every < 1 ? 1 : r->o.every > PUSH_TIMEOUT_MAX ? PUSH_TIMEOUT_MAX
-									 : r->o.every;
+	p->timeout = r->o.every < PUSH_TIMEOUT_MIN   ? PUSH_TIMEOUT_MIN
+		     : r->o.every > PUSH_TIMEOUT_MAX ? PUSH_TIMEOUT_MAX
+						     : r->o.every;
 	if (make_labels(r)) {
 		msg("--label: the labels are too long together");
 		return 2;

@@ -45,6 +45,7 @@ struct ingest {
 	/* stderr at most once every REPORT_EVERY */
 	double last_report;
 	uint64_t unreported;
+	char last_error[512];	/* the latest, said or not */
 	char answer[ANSWER_MAX];
 	size_t answer_len;
 };
@@ -90,16 +91,16 @@ int ingest_label_ok(const char *kv, char *why, size_t size)
 static void report(struct ingest *in, const char *fmt, ...)
 {
 	double t = now_sec();
-	char line[512];
+	char *line = in->last_error;
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(in->last_error), fmt, ap);
+	va_end(ap);
 	if (in->last_report && t - in->last_report < REPORT_EVERY) {
 		in->unreported++;
 		return;
 	}
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
 	if (in->unreported)
 		msg("push: %s (and %llu more push errors in the last minute; totals at exit)",
 		    line, (unsigned long long)in->unreported);
@@ -178,6 +179,8 @@ static enum outcome post(struct ingest *in, const struct window *w, double timeo
 		return REFUSED;
 	}
 	in->st.failures++;
+	if (rc == CURLE_OPERATION_TIMEDOUT)
+		in->st.timeouts++;
 	if (rc != CURLE_OK)
 		report(in, "the window from %s: %s (will retry)", when,
 		       rc == CURLE_ABORTED_BY_CALLBACK ? "abandoned at exit" : curl_easy_strerror(rc));
@@ -413,8 +416,8 @@ void ingest_finish(struct ingest *in, double seconds)
 	pthread_join(in->thread, NULL);
 	in->started = false;
 	if (in->unreported)
-		msg("push: %llu more push errors since the last message (totals below)",
-		    (unsigned long long)in->unreported);
+		msg("push: %llu more push errors since the last message, the last: %s",
+		    (unsigned long long)in->unreported, in->last_error);
 	in->unreported = 0;
 }
 

@@ -35,6 +35,7 @@ struct ingest_opts {
 struct ingest_stats {
 	uint64_t pushed;	/* accepted (2xx) */
 	uint64_t failures;	/* requests that failed (each retry counted) */
+	uint64_t timeouts;	/* ... of them by the time-out */
 	uint64_t refused;	/* answered 4xx: not retried, lost */
 	uint64_t dropped;	/* the oldest of a full queue, or left at exit: lost */
 };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include "common.h"
 #include "push/windows.h"
 #include "report/output.h"
@@ -55,6 +56,24 @@ int windows_check_pattern(const char *pattern)
 	if (output_check(path, why, sizeof(why))) {
 		msg("-o %s: %s", path, why);
 		return 2;
+	}
+	/* windows are created in an existing directory (its name as of now,
+	 * when the pattern names directories by time too) */
+	{
+		char *slash = strrchr(path, '/');
+		struct stat st;
+
+		if (slash && slash != path) {
+			*slash = 0;
+			if (stat(path, &st)) {
+				msg("-o %s: directory %s: %s", pattern, path, strerror(errno));
+				return 2;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				msg("-o %s: %s: not a directory", pattern, path);
+				return 2;
+			}
+		}
 	}
 	return 0;
 }
@@ -176,6 +195,7 @@ void windows_count(struct windows *w, struct session *s)
 	ingest_stats(w->push, &st);
 	session_count(s, "pushed", st.pushed, 0);
 	session_count(s, "push failures", st.failures, 0);
+	session_count(s, "push time-outs", st.timeouts, SESSION_IF_ANY);
 	session_count(s, "windows refused", st.refused, SESSION_LOSS);
 	session_count(s, "windows dropped", st.dropped, SESSION_LOSS);
 }

@@ -103,7 +103,7 @@ _stackscope()
 	arg=${_stackscope_args["$cmd $prev"]-}
 	if [[ -n $arg ]]; then
 		case $arg in
-		FILE | INPUT | BEFORE | AFTER) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		FILE | INPUT | BEFORE | AFTER | PATTERN) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		PID* | TID*) _stackscope_pids "$cur" ;;
 		*[a-z]*) COMPREPLY=($(compgen -W "$arg" -- "$cur")) ;;
 		esac

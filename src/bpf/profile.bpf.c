@@ -21,12 +21,43 @@ const volatile __u32 ustack_mode = USTACK_FP;
 /* --per-thread: samples counted per thread, not only per process */
 const volatile bool per_thread = false;
 
-struct {
+/* Windows (profile --every): every sample goes to the maps of the slot
+ * it reads from `slot` (0 or 1), in its `counts` and stack store.  User
+ * space closes a window by flipping `slot`, then rewriting an entry of
+ * count_slots: an update of a map-in-map returns only once every BPF
+ * program running at the time has finished (the kernel waits for an RCU
+ * grace period), so from then on nothing writes the old slot's maps;
+ * they are read whole, then emptied for the window after next.  A run
+ * without windows stays in slot 0 and gives slot 1's maps one entry. */
+volatile __u32 slot;
+
+struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 40960);
 	__type(key, struct profile_key);
 	__type(value, __u64);
-} counts SEC(".maps");
+};
+struct counts_map counts SEC(".maps"), counts_b SEC(".maps");
+
+struct stack_store stacks_b SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__array(values, struct counts_map);
+} count_slots SEC(".maps") = {
+	.values = { &counts, &counts_b },
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__array(values, struct stack_store);
+} stack_slots SEC(".maps") = {
+	.values = { &stacks, &stacks_b },
+};
 
 /* User-stack snapshots to unwind in user space (USTACK_SNAPSHOT). */
 struct {
@@ -62,7 +93,7 @@ struct {
  * stack lost. */
 static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 					  struct task_struct *task,
-					  const struct profile_key *key)
+					  const struct profile_key *key, __u32 w)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), copied;
 	struct snapshot_buf *b;
@@ -103,6 +134,7 @@ static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 	b->hdr.gen = key->gen;
 	b->hdr.kstack = key->kstack;
 	b->hdr.tid = key->tid;
+	b->hdr.slot = w;
 	__builtin_memcpy(b->hdr.comm, key->comm, sizeof(b->hdr.comm));
 	if (copied > SNAPSHOT_MAX)
 		return -1;
@@ -112,6 +144,7 @@ static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 		return -1;
 	}
 	stat_inc(&stats, PSTAT_SNAPSHOTS);
+	stat_inc(&stats, w ? PSTAT_QUEUED_1 : PSTAT_QUEUED_0);
 	return 0;
 }
 
@@ -120,11 +153,18 @@ int on_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct profile_key key = {};
-	__u32 pid = id >> 32;
+	__u32 pid = id >> 32, w = slot & 1;
+	void *counts_w, *stacks_w;
 
 	if (!in_scope_live(pid))
 		return 0;
 	stat_inc(&stats, PSTAT_SAMPLES);
+	counts_w = bpf_map_lookup_elem(&count_slots, &w);
+	stacks_w = bpf_map_lookup_elem(&stack_slots, &w);
+	if (!counts_w || !stacks_w) {
+		stat_inc(&stats, PSTAT_DROPPED);
+		return 0;
+	}
 
 	key.pid = pid;
 	key.gen = gen_of(pid);
@@ -132,7 +172,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		key.tid = (__u32)id;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_kernel)
-		key.kstack = record_stack(ctx, 0);
+		key.kstack = record_stack_in(stacks_w, ctx, 0);
 	if (want_user && pid != 0) {
 		struct task_struct *task = bpf_get_current_task_btf();
 
@@ -140,17 +180,17 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		if (task->flags & 0x00200000 /* PF_KTHREAD */) {
 			/* nothing */
 		} else if (ustack_mode == USTACK_SNAPSHOT) {
-			int q = queue_snapshot(ctx, task, &key);
+			int q = queue_snapshot(ctx, task, &key, w);
 
 			if (q == 0)
 				return 0;
 			key.ustack = q > 0 ? STACK_NONE : STACK_LOST;
 		} else {
-			key.ustack = record_stack(ctx, BPF_F_USER_STACK);
+			key.ustack = record_stack_in(stacks_w, ctx, BPF_F_USER_STACK);
 		}
 	}
 
-	if (map_add(&counts, &key, 1))
+	if (map_add(counts_w, &key, 1))
 		stat_inc(&stats, PSTAT_DROPPED);
 	return 0;
 }

@@ -26,6 +26,8 @@ enum profile_stat {
 	PSTAT_SNAPSHOT_FAILED,	/* no byte of the user stack could be copied */
 	PSTAT_RING_FULL,	/* a snapshot not queued: `snapshots` full */
 	PSTAT_SNAPSHOTS,	/* snapshots queued */
+	PSTAT_QUEUED_0,		/* ... of them while `slot` was 0 (windows) */
+	PSTAT_QUEUED_1,		/* ... while it was 1 */
 	PSTAT_NR,
 };
 
@@ -41,6 +43,8 @@ struct profile_snapshot {
 	__u32 size;		/* bytes in data */
 	__u32 pad;
 	char comm[TASK_COMM_LEN_];
+	__u32 slot;		/* the window slot it was taken in (kstack is in its store) */
+	__u32 pad;
 	/* followed by the stack bytes [sp, sp + size) */
 };
 

@@ -17,12 +17,13 @@
 /* Preallocated: an allocation from interrupt context (BPF_F_NO_PREALLOC)
  * can fail while the allocator refills, losing stacks early in a run.
  * 16384 x ~1 KiB = 17 MiB of kernel memory for the run. */
-struct {
+struct stack_store {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, struct stack_trace);
-} stacks SEC(".maps");
+};
+struct stack_store stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -58,9 +59,10 @@ static __always_inline __u64 hash_ips(const struct stack_trace *st, __u64 seed)
 }
 
 /* The current task's kernel stack (flags 0) or user stack
- * (BPF_F_USER_STACK), stored; returns its handle, STACK_NONE, or
- * STACK_LOST with the reason counted in `stack_errors`. */
-static __always_inline __u64 record_stack(void *ctx, __u64 flags)
+ * (BPF_F_USER_STACK), stored in `store` (the `stacks` map, or one shaped
+ * like it); returns its handle, STACK_NONE, or STACK_LOST with the reason
+ * counted in `stack_errors`. */
+static __always_inline __u64 record_stack_in(void *store, void *ctx, __u64 flags)
 {
 	__u32 zero = 0;
 	struct stack_trace *st = bpf_map_lookup_elem(&stack_scratch, &zero);
@@ -81,12 +83,17 @@ static __always_inline __u64 record_stack(void *ctx, __u64 flags)
 	if (st->nr == 0)
 		return STACK_NONE;
 	h = hash_ips(st, flags);
-	n = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
+	n = bpf_map_update_elem(store, &h, st, BPF_NOEXIST);
 	if (n && n != -EEXIST) {
 		stat_inc(&stack_errors, STACKERR_FULL);
 		return STACK_LOST;
 	}
 	return h;
+}
+
+static __always_inline __u64 record_stack(void *ctx, __u64 flags)
+{
+	return record_stack_in(&stacks, ctx, flags);
 }
 
 #endif

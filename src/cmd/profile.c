@@ -3,6 +3,7 @@
  * options -> load and configure the BPF side -> gate the command -> attach
  * a cpu-clock event per CPU -> release the command -> wait -> stop
  * sampling -> read the aggregated counts -> symbolize -> write. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -22,12 +23,24 @@
 
 #define DEFAULT_HZ 99
 #define MAX_HZ 100000
+#define MAX_LABELS 32
+#define DEFAULT_QUEUE 16
+#define PUSH_TIMEOUT_MIN 5.0	/* seconds per request: the window, within [5, 10] */
+#define PUSH_TIMEOUT_MAX 10.0
+#define QUEUED_WAIT 1.0		/* seconds a closing window waits for its snapshots */
+
+/* Long options of the continuous mode. */
+enum { OPT_EVERY = 0x300, OPT_PUSH, OPT_LABEL, OPT_SERVICE, OPT_TENANT, OPT_QUEUE };
 
 static const char usage_text[] =
 "usage: stackscope profile [-F HZ] [-p PID[,PID...]] [-d SECONDS] [-U | -K]\n"
 "                          [-o FILE] [--format svg|folded|pprof] [--offsets]\n"
 "                          [--unwind auto|fp|tables] [--stack-size BYTES]\n"
 "                          [--per-pid | --per-thread] [-- CMD ARGS...]\n"
+"       stackscope profile --every INTERVAL [-o PATTERN] [--push URL]\n"
+"                          [--label KEY=VALUE]... [--service NAME] [--tenant ID]\n"
+"                          [--push-queue N] [-F HZ] [-p PID[,PID...]] [-d SECONDS]\n"
+"                          [-U | -K] [--unwind auto|fp|tables] [--per-pid | --per-thread]\n"
 "\n"
 "Samples kernel + user stacks on every CPU with a cpu-clock event.\n"
 "  -F HZ            samples per second per CPU (default 99)\n"
@@ -47,18 +60,207 @@ static const char usage_text[] =
 "  --per-thread     a frame per thread under its name: comm;[tid 1235];...\n"
 "                   (comm is the thread's name; pprof: labels tid, thread_name)\n"
 "  -v               say more (libbpf messages, timings)\n"
-"  -- CMD ARGS...   run CMD (and its children), gated until sampling is live\n";
+"  -- CMD ARGS...   run CMD (and its children), gated until sampling is live\n"
+"\n"
+"Continuous (an agent): until stopped or -d, a window closes every INTERVAL\n"
+"and at SIGHUP; each is one pprof profile, none lost or counted twice.\n"
+"  --every INTERVAL   the window: 10s, 1m, 500ms, or seconds (at least 0.1 s)\n"
+"  -o PATTERN         a file per window, strftime of its start (local time):\n"
+"                     'DIR/cpu-%Y%m%dT%H%M%S.pb.gz'\n"
+"  --push URL         to Grafana Pyroscope's ingest API (URL/ingest), name\n"
+"                     SERVICE.cpu{hostname=...,KEY=VALUE...}; never blocks\n"
+"                     sampling: retried with back-off, the oldest dropped when\n"
+"                     the queue is full, a 4xx not retried (all counted)\n"
+"  --label KEY=VALUE  a label of the pushed profiles (repeatable; hostname is one)\n"
+"  --service NAME     the pushed name's SERVICE (default stackscope)\n"
+"  --tenant ID        the X-Scope-OrgID header (multi-tenant Pyroscope)\n"
+"  --push-queue N     windows waiting to be pushed at most (default 16)\n";
 
 struct profile_run {
 	struct stackcmd_opts o;
 	long hz;
 	struct profile_bpf *skel;
+	/* continuous: --label's and the hostname, "k=v,k=v" */
+	const char *labels[MAX_LABELS];
+	int nlabels;
+	char label_buf[MAX_LABELS * 260 + 300];
+	long queue;
+	/* the slot the BPF side counts into now (profile.bpf.c) */
+	unsigned int slot;
+	uint64_t window_samples;	/* samples read from the windows so far */
 };
+
+/* "10s", "1m", "500ms", "2h", or seconds; 0 or -EINVAL. */
+static int parse_interval(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || !(v > 0))
+		return -EINVAL;
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "m"))
+		v *= 60;
+	else if (!strcmp(end, "h"))
+		v *= 3600;
+	else if (*end && strcmp(end, "s"))
+		return -EINVAL;
+	if (v < 0.1 || v > 86400)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* The pushed labels: hostname (unless --label gives it), then --label's
+ * in order; a host name is made a valid value (bytes Pyroscope refuses
+ * become '_'). */
+static int make_labels(struct profile_run *r)
+{
+	char host[256] = "", *p = r->label_buf;
+	size_t room = sizeof(r->label_buf);
+	bool has_host = false;
+	int n;
+
+	for (int i = 0; i < r->nlabels; i++)
+		has_host |= !strncmp(r->labels[i], "hostname=", 9);
+	if (!has_host) {
+		if (gethostname(host, sizeof(host) - 1) || !host[0])
+			strcpy(host, "unknown");
+		for (char *h = host; *h; h++)
+			if ((unsigned char)*h < 0x20 || *h == 0x7f || strchr(",{}=\"", *h))
+				*h = '_';
+		n = snprintf(p, room, "hostname=%s", host);
+		p += n;
+		room -= n;
+	}
+	for (int i = 0; i < r->nlabels; i++) {
+		n = snprintf(p, room, "%s%s", p == r->label_buf ? "" : ",", r->labels[i]);
+		if (n < 0 || (size_t)n >= room)
+			return -ENAMETOOLONG;
+		p += n;
+		room -= n;
+	}
+	r->o.windows.push.labels = r->label_buf;
+	return 0;
+}
+
+static bool service_ok(const char *s)
+{
+	if (!*s || strlen(s) > 128)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.-/", *s))
+			return false;
+	return true;
+}
+
+/* The continuous mode's options: 1 taken, 0 not one, else minus an exit
+ * status (said). */
+static int parse_window_opt(struct profile_run *r, int c, const char *arg)
+{
+	struct ingest_opts *p = &r->o.windows.push;
+	char why[96];
+
+	switch (c) {
+	case OPT_EVERY:
+		if (parse_interval(arg, &r->o.every)) {
+			msg("--every %s: expected an interval of 0.1 s to 1 day: 10s, 1m, 500ms, "
+			    "or seconds", arg);
+			return -2;
+		}
+		return 1;
+	case OPT_PUSH:
+		if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8)) {
+			msg("--push %s: expected an http:// or https:// URL", arg);
+			return -2;
+		}
+		p->url = arg;
+		return 1;
+	case OPT_LABEL:
+		if (ingest_label_ok(arg, why, sizeof(why))) {
+			msg("--label %s: %s", arg, why);
+			return -2;
+		}
+		if (r->nlabels == MAX_LABELS) {
+			msg("--label %s: at most %d labels", arg, MAX_LABELS);
+			return -2;
+		}
+		r->labels[r->nlabels++] = arg;
+		return 1;
+	case OPT_SERVICE:
+		if (!service_ok(arg)) {
+			msg("--service %s: expected letters, digits and _.-/ (at most 128)", arg);
+			return -2;
+		}
+		p->service = arg;
+		return 1;
+	case OPT_TENANT:
+		for (const char *t = arg; *t; t++) {
+			if ((unsigned char)*t < 0x21 || *t == 0x7f) {
+				msg("--tenant: an id without spaces or control bytes");
+				return -2;
+			}
+		}
+		if (!*arg || strlen(arg) > 150) {
+			msg("--tenant %s: expected an id of 1 to 150 bytes", arg);
+			return -2;
+		}
+		p->tenant = arg;
+		return 1;
+	case OPT_QUEUE:
+		if (parse_long(arg, 1, 1024, &r->queue)) {
+			msg("--push-queue %s: expected windows, 1 to 1024", arg);
+			return -2;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* The continuous options asked for without --every, and the push's
+ * settings from the others. */
+static int finish_window_opts(struct profile_run *r)
+{
+	struct ingest_opts *p = &r->o.windows.push;
+
+	if (r->o.every <= 0) {
+		if (p->url || r->nlabels || p->service || p->tenant || r->queue) {
+			msg("--push, --label, --service, --tenant and --push-queue need --every");
+			return 2;
+		}
+		return 0;
+	}
+	if (!p->url && (r->nlabels || p->service || p->tenant || r->queue)) {
+		msg("--label, --service, --tenant and --push-queue are for --push");
+		return 2;
+	}
+	if (!p->service)
+		p->service = "stackscope";
+	p->sample_rate = r->hz;
+	p->queue = r->queue ? r->queue : DEFAULT_QUEUE;
+	p->timeout = r->o.every < PUSH_TIMEOUT_MIN   ? PUSH_TIMEOUT_MIN
+		     : r->o.every > PUSH_TIMEOUT_MAX ? PUSH_TIMEOUT_MAX
+						     : r->o.every;
+	if (make_labels(r)) {
+		msg("--label: the labels are too long together");
+		return 2;
+	}
+	return 0;
+}
 
 static int parse_args(struct profile_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		STACKCMD_LONGOPTS,
+		{ "every", required_argument, NULL, OPT_EVERY },
+		{ "push", required_argument, NULL, OPT_PUSH },
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "service", required_argument, NULL, OPT_SERVICE },
+		{ "tenant", required_argument, NULL, OPT_TENANT },
+		{ "push-queue", required_argument, NULL, OPT_QUEUE },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -70,6 +272,8 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+F:p:d:UKo:vh", longopts, NULL)) != -1) {
 		int ret = stackcmd_parse_opt(&r->o, c, optarg);
 
+		if (!ret)
+			ret = parse_window_opt(r, c, optarg);
 		if (ret == 1)
 			continue;
 		if (ret < 0)
@@ -89,7 +293,8 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 			return 2;
 		}
 	}
-	return stackcmd_finish(&r->o, argc - optind, argv + optind);
+	c = finish_window_opts(r);
+	return c ? c : stackcmd_finish(&r->o, argc - optind, argv + optind);
 }
 
 /* One snapshot record: registers, kernel stack handle, stack bytes. */
@@ -102,6 +307,7 @@ static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot
 	*out = (struct stack_snapshot){
 		.pid = h->pid, .gen = h->gen, .tid = h->tid, .comm = h->comm, .kstack = h->kstack,
 		.regs = { h->ip, h->sp, h->bp }, .stack = h + 1, .size = h->size, .value = 1,
+		.slot = h->slot,
 	};
 	return true;
 }
@@ -142,6 +348,11 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		bpf_map__set_max_entries(skel->maps.snapshot_scratch, libbpf_num_possible_cpus());
 	else
 		bpf_map__set_max_entries(skel->maps.snapshots, 4096);
+	if (r->o.every <= 0) {
+		/* one window: slot 1 is never written */
+		bpf_map__set_max_entries(skel->maps.counts_b, 1);
+		bpf_map__set_max_entries(skel->maps.stacks_b, 1);
+	}
 	err = profile_bpf__load(skel);
 	if (err) {
 		msg("cannot load the profile BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
@@ -180,23 +391,37 @@ static uint64_t recursion_misses(struct profile_run *r)
 	return info.recursion_misses;
 }
 
-/* Counts are final: sampling was detached before this runs. */
-static int collect(void *ctx, struct session *s, struct stackpipe *sp)
+/* The maps of a slot (bpf/profile.bpf.c). */
+static int counts_fd(struct profile_run *r, unsigned int slot)
 {
-	struct profile_run *r = ctx;
-	int counts_fd = bpf_map__fd(r->skel->maps.counts);
-	int stacks_fd = bpf_map__fd(r->skel->maps.stacks);
-	const struct stackagg *unwound = stackpipe_unwound(sp);
+	return bpf_map__fd(slot ? r->skel->maps.counts_b : r->skel->maps.counts);
+}
+
+static int stacks_fd(struct profile_run *r, unsigned int slot)
+{
+	return bpf_map__fd(slot ? r->skel->maps.stacks_b : r->skel->maps.stacks);
+}
+
+/* Reads what slot holds into the pipeline: the kernel's counts and the
+ * snapshots unwound here, their stacks from the slot's store.  Nothing
+ * writes the slot meanwhile (sampling detached, or the slot switched).
+ * Returns the samples read, or -errno. */
+static int64_t read_slot(struct profile_run *r, struct stackpipe *sp, unsigned int slot)
+{
+	int cfd = counts_fd(r, slot), sfd = stacks_fd(r, slot);
+	const struct stackagg *unwound = stackpipe_unwound_slot(sp, slot);
 	struct profile_key key, next, *prev = NULL;
 	struct stack_sample smp;
+	int64_t total = 0;
 	__u64 count;
 	int err;
 
-	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
+	while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(counts_fd, &key, &count))
+		if (bpf_map_lookup_elem(cfd, &key, &count))
 			continue;
+		total += count;
 		smp = (struct stack_sample){
 			.pid = key.pid,
 			.gen = key.gen,
@@ -205,8 +430,8 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 		};
 		memcpy(smp.comm, key.comm, sizeof(key.comm));
 		smp.comm[sizeof(key.comm)] = 0;
-		smp.nk = stackpipe_read_stack(stacks_fd, key.kstack, smp.kips);
-		smp.nu = stackpipe_read_stack(stacks_fd, key.ustack, smp.uips);
+		smp.nk = stackpipe_read_stack(sfd, key.kstack, smp.kips);
+		smp.nu = stackpipe_read_stack(sfd, key.ustack, smp.uips);
 		/* the kernel's walk stops at its depth limit */
 		smp.utrunc = smp.nu == STACK_MAX_DEPTH;
 		err = stackpipe_add(sp, &smp);
@@ -222,11 +447,112 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 		};
 		memcpy(smp.comm, e->comm, sizeof(smp.comm));
 		memcpy(smp.uips, e->ips, e->n * sizeof(*e->ips));
-		smp.nk = stackpipe_read_stack(stacks_fd, e->kstack, smp.kips);
+		smp.nk = stackpipe_read_stack(sfd, e->kstack, smp.kips);
+		total += e->value;
 		err = stackpipe_add(sp, &smp);
 		if (err)
 			return err;
 	}
+	return total;
+}
+
+/* Every key of a hash map deleted: the slot is ready for the window
+ * after next.  Keys are gathered first (deleting while walking would
+ * restart the walk), at most max_entries of them. */
+static int clear_map(int fd, size_t key_size)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), n = 0;
+	char *keys, *prev = NULL;
+	int err = 0;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	keys = malloc((size_t)(info.max_entries + 1) * key_size);
+	if (!keys)
+		return -ENOMEM;
+	while (n < info.max_entries &&
+	       bpf_map_get_next_key(fd, prev, keys + (size_t)n * key_size) == 0) {
+		prev = keys + (size_t)n * key_size;
+		n++;
+	}
+	if (n) {
+		__u32 count = n;
+
+		if (bpf_map_delete_batch(fd, keys, &count, NULL))
+			err = -errno;
+	}
+	free(keys);
+	return err;
+}
+
+static int count(void *ctx, struct session *s, struct stackpipe *sp);
+
+/* Counts are final: sampling was detached before this runs. */
+static int collect(void *ctx, struct session *s, struct stackpipe *sp)
+{
+	int64_t n = read_slot(ctx, sp, 0);
+
+	return n < 0 ? (int)n : count(ctx, s, sp);
+}
+
+/* Closes the window of slot r->slot (profile.bpf.c): the BPF side is
+ * switched to the other slot, and the update of count_slots waits for
+ * every program still running on the old one; the snapshots queued in the
+ * old slot (the kernel counted them) are all read from the ring; then the
+ * old slot is read and emptied. */
+static int close_window(void *ctx, struct session *s, struct stackpipe *sp, bool last)
+{
+	struct profile_run *r = ctx;
+	unsigned int old = r->slot, next = !old;
+	int fd = counts_fd(r, next), err;
+	double t0 = now_sec();
+	int64_t n;
+
+	r->skel->bss->slot = next;
+	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.count_slots), &next, &fd, BPF_ANY)) {
+		err = -errno;
+		msg("switching windows: %s", strerror(-err));
+		return err;
+	}
+	r->slot = next;
+	if (snapshots_on(r)) {
+		uint64_t queued = stat_sum(r, old ? PSTAT_QUEUED_1 : PSTAT_QUEUED_0);
+
+		/* a snapshot committed after one of the new slot still being
+		 * written is read once that one is done: microseconds */
+		while (stackpipe_snapshots_read(sp, old) < queued && now_sec() - t0 < QUEUED_WAIT) {
+			err = session_drain(s);
+			if (err)
+				return err;
+			if (stackpipe_snapshots_read(sp, old) < queued)
+				usleep(200);
+		}
+		if (stackpipe_snapshots_read(sp, old) < queued)
+			debug("window: %llu snapshots still unread (counted in a later window)",
+			      (unsigned long long)(queued - stackpipe_snapshots_read(sp, old)));
+	}
+	n = read_slot(r, sp, old);
+	if (n < 0)
+		return (int)n;
+	r->window_samples += n;
+	err = clear_map(counts_fd(r, old), sizeof(struct profile_key));
+	if (!err)
+		err = clear_map(stacks_fd(r, old), sizeof(__u64));
+	if (!err)
+		err = stackpipe_clear_slot(sp, old);
+	if (err)
+		msg("window: emptying the old slot: %s", strerror(-err));
+	debug("window: %lld samples, closed in %.1f ms", (long long)n, (now_sec() - t0) * 1e3);
+	(void)last;
+	return err;
+}
+
+/* The closing line of the run. */
+static int count(void *ctx, struct session *s, struct stackpipe *sp)
+{
+	struct profile_run *r = ctx;
+
 	debug("samples %llu (%llu snapshots, %llu not queued: ring full, %llu not copied), "
 	      "dropped %llu, recursion misses %llu",
 	      (unsigned long long)stat_sum(r, PSTAT_SAMPLES),
@@ -255,7 +581,8 @@ int cmd_profile(int argc, char **argv)
 		int64_t period = 1000000000 / r.hz;
 
 		ret = stackcmd_run(&r.o, &(struct stackcmd_capture){
-			.setup = setup, .collect = collect, .title = "CPU profile",
+			.setup = setup, .collect = collect, .window = close_window, .count = count,
+			.title = "CPU profile",
 			.subtitle = sub, .unit = "samples",
 			.pprof = { .types = { { "samples", "count", 1 },
 					      { "cpu", "nanoseconds", (uint64_t)period } },

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +66,24 @@ int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv)
 		o->s.cmd = argv;
 	if (session_check_opts(&o->s))
 		return 2;
+	if (o->every > 0) {
+		/* -o is a name pattern, one pprof per window */
+		if (o->format_given && o->format != REPORT_PPROF) {
+			msg("--every: each window is a pprof profile (not --format %s)",
+			    report_format_name(o->format));
+			return 2;
+		}
+		o->format = REPORT_PPROF;
+		o->windows.pattern = o->s.output;
+		o->s.output = NULL;
+		if (o->windows.pattern && windows_check_pattern(o->windows.pattern))
+			return 2;
+		if (!o->windows.pattern && !o->windows.push.url) {
+			msg("--every: give -o PATTERN, --push URL or both (where windows go)");
+			return 2;
+		}
+		return 0;
+	}
 	if (!o->format_given)
 		o->format = report_format_for_path(o->s.output, STACKCMD_FORMATS, REPORT_FOLDED);
 	if (o->format == REPORT_SVG && !o->s.output && isatty(STDOUT_FILENO)) {
@@ -138,14 +157,131 @@ static int stackcmd_write(struct session *s, struct stackpipe *sp, const struct 
 	return err;
 }
 
+/* A run in windows: what the window hook needs. */
+struct winrun {
+	struct stackcmd_opts *o;
+	const struct stackcmd_capture *c;
+	void *ctx;
+	struct session *s;
+	struct stackpipe *sp;
+	struct windows *win;
+	int64_t start_ns;	/* CLOCK_REALTIME when the open window began */
+};
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Closes the open window: the capture reads it into the pipeline, the
+ * stacks become a pprof in memory, handed to the windows' outputs, and
+ * the pipeline starts the next window with empty stacks. */
+static int close_window(struct winrun *w, bool last)
+{
+	char t[256], sub[256], when[32];
+	struct pprof_opts po = w->c->pprof;
+	struct stackpipe_report r = { .format = REPORT_PPROF, .title = t, .subtitle = sub,
+				      .unit = w->c->unit, .pprof = &po };
+	int64_t end = realtime_ns();
+	time_t secs = w->start_ns / 1000000000;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	err = w->c->window(w->ctx, w->s, w->sp, last);
+	if (err)
+		return err;
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&secs));
+	make_title(w->o, w->c->title, t, sizeof(t));
+	snprintf(sub, sizeof(sub), "%s, %.2f s window from %s", w->c->subtitle,
+		 (end - w->start_ns) / 1e9, when);
+	po.time_nanos = w->start_ns;
+	po.duration_nanos = end - w->start_ns;
+	po.comments[0] = t;
+	po.comments[1] = sub;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -errno;
+	err = stackpipe_write(w->sp, f, &r);
+	if (fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		msg("window: %s", strerror(-err));
+		free(buf);
+		return err;
+	}
+	windows_emit(w->win, buf, len, w->start_ns, end);
+	w->start_ns = end;
+	return stackpipe_reset_stacks(w->sp);
+}
+
+static int window_hook(void *ctx)
+{
+	return close_window(ctx, false);
+}
+
+#define LAST_PUSH_SECONDS 5.0	/* the push of what is queued at exit */
+
+static int stackcmd_run_windows(struct stackcmd_opts *o, const struct stackcmd_capture *c,
+				void *ctx)
+{
+	struct stackpipe_opts po = stackcmd_pipe_opts(o);
+	struct winrun w = { .o = o, .c = c, .ctx = ctx };
+	int ret = 1, err;
+
+	w.s = session_new(&o->s);
+	if (!w.s || session_launch(w.s))
+		goto out;
+	w.sp = stackpipe_new(w.s, &po);
+	if (!w.sp)
+		goto out;
+	err = c->setup(ctx, w.s, w.sp);
+	if (!err) {
+		w.win = windows_new(&o->windows);
+		if (!w.win)
+			err = -errno;
+	}
+	if (!err)
+		err = session_set_window(w.s, o->every, window_hook, &w);
+	if (!err) {
+		stackpipe_start(w.sp);
+		w.start_ns = realtime_ns();
+		err = session_run(w.s);
+	}
+	session_detach(w.s);
+	if (!err)
+		err = session_drain(w.s);
+	if (!err)
+		err = close_window(&w, true);
+	if (w.win) {
+		windows_finish(w.win, LAST_PUSH_SECONDS);
+		if (!err)
+			err = c->count(ctx, w.s, w.sp);
+		windows_count(w.win, w.s);
+	}
+	ret = session_end(w.s, err);
+out:
+	windows_free(w.win);
+	stackpipe_free(w.sp);
+	session_free(w.s);
+	return ret;
+}
+
 int stackcmd_run(struct stackcmd_opts *o, const struct stackcmd_capture *c, void *ctx)
 {
 	struct stackpipe_opts po = stackcmd_pipe_opts(o);
-	struct session *s = session_new(&o->s);
+	struct session *s;
 	struct stackpipe *sp = NULL;
 	struct timespec t0, t1;
 	int ret = 1, err;
 
+	if (o->every > 0)
+		return stackcmd_run_windows(o, c, ctx);
+	s = session_new(&o->s);
 	if (!s || session_launch(s))
 		goto out;
 	sp = stackpipe_new(s, &po);

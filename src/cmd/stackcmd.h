@@ -5,6 +5,7 @@
 #ifndef STACKSCOPE_CMD_STACKCMD_H
 #define STACKSCOPE_CMD_STACKCMD_H
 #include <stdbool.h>
+#include "push/windows.h"
 #include "report/format.h"
 #include "stacks/pipeline.h"
 #include "trace/session.h"
@@ -25,6 +26,10 @@ struct stackcmd_opts {
 	long stack_size;	/* --stack-size: bytes of user stack copied */
 	bool per_pid;		/* --per-pid */
 	bool per_thread;	/* --per-thread */
+	/* continuous (profile --every): a pprof per window, to the -o
+	 * pattern (windows.pattern, not s.output) and/or pushed */
+	double every;		/* seconds; 0: one report at the end */
+	struct windows_opts windows;
 };
 
 /* Long options every stack command takes (getopt_long entries). */
@@ -49,10 +54,15 @@ struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o);
 
 /* A stack command's capture: setup loads, fills the filter, adds its
  * snapshots to the pipeline and attaches; collect reads the results into
- * the pipeline (stackpipe_add) and counts them (stackpipe_count). */
+ * the pipeline (stackpipe_add) and counts them (stackpipe_count).
+ * With windows (o->every), window instead closes the current window and
+ * reads exactly what it holds into the pipeline (last: sampling is
+ * detached, the rest is read), and count counts the whole run. */
 struct stackcmd_capture {
 	int (*setup)(void *ctx, struct session *s, struct stackpipe *sp);
 	int (*collect)(void *ctx, struct session *s, struct stackpipe *sp);
+	int (*window)(void *ctx, struct session *s, struct stackpipe *sp, bool last);
+	int (*count)(void *ctx, struct session *s, struct stackpipe *sp);
 	const char *title;	/* "CPU profile" */
 	const char *subtitle;	/* "cpu-clock at 99 Hz" */
 	const char *unit;	/* "samples", "us" */
@@ -63,7 +73,8 @@ struct stackcmd_capture {
 };
 
 /* The whole run: session, pipeline, setup, run, detach, drain, collect,
- * write; returns the exit status. */
+ * write; with windows, each window closed, written and pushed while the
+ * run lasts, the last one after it.  Returns the exit status. */
 int stackcmd_run(struct stackcmd_opts *o, const struct stackcmd_capture *c, void *ctx);
 
 #endif

@@ -25,8 +25,10 @@ struct stackpipe {
 	struct unwinder *uw;
 	struct symbolizer *sym;	/* made on first use, once kallsyms is in */
 	struct stacks *stacks;
-	/* aggregated snapshots */
-	struct stackagg *unwound;
+	uint64_t stacks_done;	/* named stacks of the windows written before */
+	/* aggregated snapshots, per window slot */
+	struct stackagg *unwound[2];
+	uint64_t read[2];	/* snapshots decoded per slot */
 	stackpipe_decode_fn decode;
 	void *decode_ctx;
 	int snap_err;		/* first error while unwinding */
@@ -92,7 +94,8 @@ void stackpipe_free(struct stackpipe *sp)
 		return;
 	if (sp->ks_started)
 		pthread_join(sp->ks_thread, NULL);
-	stackagg_free(sp->unwound);
+	stackagg_free(sp->unwound[0]);
+	stackagg_free(sp->unwound[1]);
 	unwinder_free(sp->uw);
 	sideband_free(sp->sb);
 	symbolizer_free(sp->sym);
@@ -114,11 +117,13 @@ static int on_snapshot(void *arg, void *data, size_t size)
 
 	if (!sp->decode(data, size, &s, sp->decode_ctx))
 		return 0;
+	s.slot &= 1;
+	sp->read[s.slot]++;
 	n = unwind_stack(sp->uw, s.pid, s.gen, &s.regs, s.stack, s.size, ips, UNWIND_MAX_DEPTH,
 			 &trunc);
 	memcpy(comm, s.comm, 16);
 	comm[16] = 0;
-	err = stackagg_add(sp->unwound,
+	err = stackagg_add(sp->unwound[s.slot],
 			   &(struct stackagg_key){ .pid = s.pid, .gen = s.gen, .comm = comm,
 						   .tid = sp->o.per_thread ? s.tid : 0,
 						   .kstack = s.kstack, .extra = s.extra,
@@ -134,15 +139,53 @@ int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_deco
 {
 	sp->decode = decode;
 	sp->decode_ctx = ctx;
-	sp->unwound = stackagg_new();
-	if (!sp->unwound)
+	sp->unwound[0] = stackagg_new();
+	sp->unwound[1] = stackagg_new();
+	if (!sp->unwound[0] || !sp->unwound[1])
 		return -ENOMEM;
 	return session_add_ringbuf(sp->s, ringbuf_fd, on_snapshot, sp);
 }
 
 const struct stackagg *stackpipe_unwound(const struct stackpipe *sp)
 {
-	return sp->unwound;
+	return sp->unwound[0];
+}
+
+const struct stackagg *stackpipe_unwound_slot(const struct stackpipe *sp, unsigned int slot)
+{
+	return sp->unwound[slot & 1];
+}
+
+uint64_t stackpipe_snapshots_read(const struct stackpipe *sp, unsigned int slot)
+{
+	return sp->read[slot & 1];
+}
+
+int stackpipe_clear_slot(struct stackpipe *sp, unsigned int slot)
+{
+	struct stackagg *a;
+
+	if (!sp->unwound[slot & 1])
+		return 0;
+	a = stackagg_new();
+	if (!a)
+		return -ENOMEM;
+	stackagg_free(sp->unwound[slot & 1]);
+	sp->unwound[slot & 1] = a;
+	return 0;
+}
+
+int stackpipe_reset_stacks(struct stackpipe *sp)
+{
+	struct stacks *st = stacks_new();
+
+	if (!st)
+		return -ENOMEM;
+	stacks_sort(sp->stacks);
+	sp->stacks_done += stacks_count_named(sp->stacks);
+	stacks_free(sp->stacks);
+	sp->stacks = st;
+	return 0;
 }
 
 static void *load_ksyms(void *arg)
@@ -325,7 +368,7 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 
 	if (sp->snap_err)
 		msg("unwinding user stacks: %s", strerror(-sp->snap_err));
-	if (sp->unwound)
+	if (sp->unwound[0])
 		debug("unwound %llu snapshots (%llu more from the cache), %llu frames, "
 		      "%llu by frame pointer, %llu truncated; %llu tables built, %llu binaries "
 		      "without",
@@ -335,7 +378,7 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 		      (unsigned long long)us->no_table);
 	stacks_sort(sp->stacks);
 	session_count(s, events, taken, 0);
-	session_count(s, "stacks", stacks_count_named(sp->stacks), 0);
+	session_count(s, "stacks", sp->stacks_done + stacks_count_named(sp->stacks), 0);
 	snprintf(label, sizeof(label), "lost %s", events);
 	session_count(s, label, lost, SESSION_LOSS);
 	session_count(s, "lost stacks", lost_stacks, SESSION_LOSS);

@@ -75,6 +75,8 @@ struct stack_snapshot {
 	uint64_t events;		/* the events value sums (waits); 0: none */
 	const void *extra;		/* more key bytes (a waker), may be NULL */
 	size_t extra_len;
+	unsigned int slot;		/* the window slot it was taken in (0 or 1;
+					 * 0 in a run without windows) */
 };
 
 /* Reads one ring-buffer record into *out; false skips a malformed one. */
@@ -99,6 +101,15 @@ int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_deco
  * and kallsyms on a thread. */
 void stackpipe_start(struct stackpipe *sp);
 const struct stackagg *stackpipe_unwound(const struct stackpipe *sp);
+/* Windows: the snapshots of a slot (stack_snapshot.slot), how many were
+ * read for it since the start (decoded records), and emptying it once its
+ * window is written.  stackpipe_unwound() is slot 0's. */
+const struct stackagg *stackpipe_unwound_slot(const struct stackpipe *sp, unsigned int slot);
+uint64_t stackpipe_snapshots_read(const struct stackpipe *sp, unsigned int slot);
+int stackpipe_clear_slot(struct stackpipe *sp, unsigned int slot);
+/* A new, empty stacks model (the next window's); the symbol and unwind
+ * caches stay.  stackpipe_count()'s "stacks" adds up every window's. */
+int stackpipe_reset_stacks(struct stackpipe *sp);
 
 /* Streaming: unwinds one copied stack now; returns the depth written to
  * ips, innermost first. */

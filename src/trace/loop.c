@@ -26,6 +26,9 @@ struct loop {
 	double tick;
 	int (*tick_cb)(void *ctx);
 	void *tick_ctx;
+	double window;
+	int (*window_cb)(void *ctx);
+	void *window_ctx;
 	int signo;
 };
 
@@ -126,6 +129,13 @@ void loop_set_tick(struct loop *lp, double seconds, int (*cb)(void *ctx), void *
 	lp->tick_ctx = ctx;
 }
 
+void loop_set_window(struct loop *lp, double seconds, int (*cb)(void *ctx), void *ctx)
+{
+	lp->window = seconds;
+	lp->window_cb = cb;
+	lp->window_ctx = ctx;
+}
+
 int loop_signal(const struct loop *lp)
 {
 	return lp->signo;
@@ -142,7 +152,7 @@ int loop_take_signal(struct loop *lp)
 
 int loop_run(struct loop *lp)
 {
-	double start = now_sec(), next_tick = start + lp->tick;
+	double start = now_sec(), next_tick = start + lp->tick, next_window = start + lp->window;
 	struct pollfd *pfd;
 
 	if (reserve(lp))
@@ -168,6 +178,21 @@ int loop_run(struct loop *lp)
 			if (next_tick - t < wait)
 				wait = next_tick - t;
 		}
+		if (lp->window_cb) {
+			if (t >= next_window) {
+				err = lp->window_cb(lp->window_ctx);
+				if (err < 0)
+					return err;
+				/* on the grid from the start, unless a window
+				 * took longer than its period to close */
+				next_window += lp->window;
+				t = now_sec();
+				if (next_window <= t)
+					next_window = t + lp->window;
+			}
+			if (next_window - t < wait)
+				wait = next_window - t;
+		}
 		pfd[0] = (struct pollfd){ .fd = lp->sfd, .events = POLLIN };
 		for (int i = 0; i < lp->nfds; i++)
 			pfd[i + 1] = (struct pollfd){
@@ -184,6 +209,13 @@ int loop_run(struct loop *lp)
 			struct signalfd_siginfo si;
 
 			if (read(lp->sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP && lp->window_cb) {
+					err = lp->window_cb(lp->window_ctx);
+					if (err < 0)
+						return err;
+					next_window = now_sec() + lp->window;
+					continue;
+				}
 				lp->signo = si.ssi_signo;
 				return LOOP_SIGNAL;
 			}

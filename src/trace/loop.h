@@ -1,5 +1,5 @@
 /* The wait of a tracing run: until a duration passes, a signal (SIGINT,
- * SIGTERM, SIGHUP) arrives or the watched processes have all exited,
+ * SIGTERM, SIGHUP unless windows take it) arrives or the watched processes have all exited,
  * servicing readable fds (ring buffers) meanwhile.
  *
  * loop_new() blocks the ending signals and reads them from a signalfd, so
@@ -25,6 +25,10 @@ int loop_watch_pid(struct loop *lp, pid_t pid);
 void loop_set_duration(struct loop *lp, double seconds);
 /* cb every `seconds` (e.g. to drain buffers without a wakeup). */
 void loop_set_tick(struct loop *lp, double seconds, int (*cb)(void *ctx), void *ctx);
+/* cb every `seconds` from the start of the run (a window closing), and
+ * at SIGHUP, which then no longer ends the run: the next window closes
+ * `seconds` after the SIGHUP's. */
+void loop_set_window(struct loop *lp, double seconds, int (*cb)(void *ctx), void *ctx);
 /* Returns enum loop_end or -errno. */
 int loop_run(struct loop *lp);
 /* The signal that ended the run (LOOP_SIGNAL), else 0. */

@@ -49,6 +49,8 @@ struct session {
 	struct count *counts;
 	size_t ncounts;
 	double elapsed;
+	struct drain_step window;	/* fn NULL: no windows */
+	double window_len;
 };
 
 int session_parse_opt(struct session_opts *o, int c, const char *arg)
@@ -301,6 +303,23 @@ int session_drain(struct session *s)
 	return 0;
 }
 
+static int window_cb(void *ctx)
+{
+	struct session *s = ctx;
+	int err = session_drain(s);
+
+	return err ? err : s->window.fn(s->window.ctx);
+}
+
+int session_set_window(struct session *s, double seconds, int (*fn)(void *ctx), void *ctx)
+{
+	if (seconds <= 0 || !fn)
+		return -EINVAL;
+	s->window = (struct drain_step){ fn, ctx };
+	s->window_len = seconds;
+	return 0;
+}
+
 FILE *session_output(struct session *s)
 {
 	int err;
@@ -333,6 +352,8 @@ int session_run(struct session *s)
 		loop_set_tick(s->loop, s->o.tick, drain_cb, s);
 	if (s->o.duration > 0)
 		loop_set_duration(s->loop, s->o.duration);
+	if (s->window.fn)
+		loop_set_window(s->loop, s->window_len, window_cb, s);
 	if (s->child.pid) {
 		err = loop_watch_pid(s->loop, s->child.pid);
 		if (!err)

@@ -83,6 +83,13 @@ int session_add_fd(struct session *s, int fd);
 int session_add_ringbuf(struct session *s, int map_fd,
 			int (*cb)(void *ctx, void *data, size_t size), void *ctx);
 
+/* Windows (profile --every): fn runs every `seconds` of the run and at
+ * SIGHUP (which then closes a window instead of ending the run), after
+ * the drain steps; a negative return ends the run with that error.
+ * Whatever the last window leaves is the command's to close after
+ * session_run(). */
+int session_set_window(struct session *s, double seconds, int (*fn)(void *ctx), void *ctx);
+
 /* Opens -o (or stdout) now: streaming commands open it before the run so
  * a bad path fails before anything is attached; others just before they
  * write.  Returns the FILE or NULL (said). */

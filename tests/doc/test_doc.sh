@@ -155,6 +155,11 @@ test_bash_completion() {
 	check '[[ " $r " == *" bash "* ]]' "-- bas: $r"
 	r=$(complete_words "$SS" profile -F "")
 	check '[ -z "$r" ]' "-F offers: $r"
+	# the continuous mode's options, and its -o PATTERN still a file
+	r=$(complete_words "$SS" profile --pu)
+	check '[ "$r" = "--push --push-queue" ]' "profile --pu: $r"
+	r=$(cd "$T" && complete_words "$SS" profile --every 10s -o flame-)
+	check '[ "$r" = flame-in.folded ]' "profile --every -o flame-: $r"
 }
 
 test_agent_unit_verifies() {

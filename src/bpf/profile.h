@@ -41,10 +41,8 @@ struct profile_snapshot {
 	__u64 kstack;		/* handle into `stacks` */
 	__u64 ip, sp, bp;	/* user registers at the sample */
 	__u32 size;		/* bytes in data */
-	__u32 pad;
-	char comm[TASK_COMM_LEN_];
 	__u32 slot;		/* the window slot it was taken in (kstack is in its store) */
-	__u32 pad;
+	char comm[TASK_COMM_LEN_];
 	/* followed by the stack bytes [sp, sp + size) */
 };
 

@@ -72,6 +72,7 @@ struct offcpu_run {
 	bool wakers;
 	struct offcpu_bpf *skel;
 	uint64_t tiny;		/* stacks under half a microsecond in all */
+	uint64_t tiny_waits;	/* ... and the waits they sum */
 	struct waker_extra w;	/* the waker half of the snapshot being decoded */
 	struct stack_sample smp;	/* the wait being added (too big for the stack) */
 };
@@ -261,6 +262,7 @@ static int add_wait(struct stackpipe *sp, struct offcpu_run *r, const struct off
 	smp->events = waits;
 	if (!smp->value) {
 		r->tiny++;
+		r->tiny_waits += waits;
 		return 0;
 	}
 	memcpy(smp->comm, key->comm, sizeof(key->comm));
@@ -349,12 +351,13 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 	}
 	debug("%llu switch-outs, %llu intervals counted (%llu with a deferred user stack, "
 	      "%llu with the frame-pointer one, %llu pending at the end), %llu stacks under 0.5 us "
-	      "in all left out; starts full %llu, pending full %llu, counts full %llu, ring full %llu",
+	      "in all left out (%llu waits); starts full %llu, pending full %llu, counts full %llu, ring full %llu",
 	      (unsigned long long)stat_sum(r, OSTAT_SWITCHES),
 	      (unsigned long long)stat_sum(r, OSTAT_INTERVALS),
 	      (unsigned long long)stat_sum(r, OSTAT_SNAPSHOTS),
 	      (unsigned long long)stat_sum(r, OSTAT_FALLBACK), (unsigned long long)leftover,
-	      (unsigned long long)r->tiny, (unsigned long long)stat_sum(r, OSTAT_STARTS_FULL),
+	      (unsigned long long)r->tiny, (unsigned long long)r->tiny_waits,
+	      (unsigned long long)stat_sum(r, OSTAT_STARTS_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_PENDING_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_DROPPED),
 	      (unsigned long long)stat_sum(r, OSTAT_RING_FULL));

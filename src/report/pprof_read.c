@@ -345,6 +345,24 @@ struct build {
 	size_t nsrcs, srcs_cap;
 };
 
+/* Appends len bytes of s and a NUL to b->names. */
+static int add_name(struct build *b, const char *s, size_t len)
+{
+	while (b->nlen + len + 1 > b->ncap) {
+		size_t ncap = b->ncap ? b->ncap * 2 : 4096;
+		char *p = realloc(b->names, ncap);
+
+		if (!p)
+			return -ENOMEM;
+		b->names = p;
+		b->ncap = ncap;
+	}
+	memcpy(b->names + b->nlen, s, len);
+	b->names[b->nlen + len] = '\0';
+	b->nlen += len + 1;
+	return 0;
+}
+
 /* The source line of the frame just added: file (a string of the table,
  * 0 none), line, inlined into the frame outside it. */
 static int add_src(struct build *b, const struct prof *pf, uint64_t file, uint64_t line,
@@ -356,26 +374,14 @@ static int add_src(struct build *b, const struct prof *pf, uint64_t file, uint64
 	if (!len && !line && !inlined)
 		return 0;
 	err = push(&b->srcs, &b->nsrcs, &b->srcs_cap, sizeof(*b->srcs));
-	while (!err && len && b->nlen + len + 1 > b->ncap) {
-		size_t ncap = b->ncap ? b->ncap * 2 : 4096;
-		char *p = realloc(b->names, ncap);
-
-		if (!p)
-			return -ENOMEM;
-		b->names = p;
-		b->ncap = ncap;
-	}
 	if (err)
 		return err;
 	b->srcs[b->nsrcs - 1] = (struct frame_src){
 		.file = (const char *)(uintptr_t)(len ? b->nlen + 1 : 0),
 		.line = line > UINT32_MAX ? 0 : (unsigned int)line, .inlined = inlined,
 	};
-	if (len) {
-		memcpy(b->names + b->nlen, pf->strs[file], len);
-		b->names[b->nlen + len] = '\0';
-		b->nlen += len + 1;
-	}
+	if (len && (err = add_name(b, pf->strs[file], len)))
+		return err;
 	b->frames[b->n - 1].src = (const struct frame_src *)(uintptr_t)b->nsrcs;
 	return 0;
 }
@@ -387,21 +393,10 @@ static int add_frame(struct build *b, const char *name, size_t len, enum frame_k
 
 	if (err)
 		return err;
-	while (b->nlen + len + 1 > b->ncap) {
-		size_t ncap = b->ncap ? b->ncap * 2 : 4096;
-		char *p = realloc(b->names, ncap);
-		if (!p)
-			return -ENOMEM;
-		b->names = p;
-		b->ncap = ncap;
-	}
-	memcpy(b->names + b->nlen, name, len);
-	b->names[b->nlen + len] = '\0';
 	/* an offset until the names stop moving */
 	b->frames[b->n - 1] = (struct frame){ (const char *)(uintptr_t)b->nlen, kind, addr, mod,
 					      offset };
-	b->nlen += len + 1;
-	return 0;
+	return add_name(b, name, len);
 }
 
 static int hex_digit(char c)

@@ -3,21 +3,21 @@
  *   main -> outer (noinline) -> middle -> inner (both always_inline),
  * so the loop's code lies in outer and DWARF says it is inner's, inlined
  * into middle, inlined into outer.  The marked lines are the ones a test
- * expects: the call of inner in middle, of middle in outer, and inner's
- * loop body.  Spins for ARGV[1] seconds (default 1), then ends. */
+ * expects: the call of inner in middle, of middle in outer, and the
+ * first and last lines of inner's body.  Spins for ARGV[1] seconds (default 1), then ends. */
 #include <stdlib.h>
 #include <time.h>
 
 static volatile unsigned long sink;
 
 static inline __attribute__((always_inline)) unsigned long inner(unsigned long x)
-{
+{	/* LINE_INNER_FIRST */
 	for (int i = 0; i < 4000; i++) {
-		x = x * 6364136223846793005UL + 1442695040888963407UL; /* LINE_INNER_LOOP */
-		x ^= x >> 29;	/* LINE_INNER_LOOP */
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+		x ^= x >> 29;
 	}
 	return x;
-}
+}	/* LINE_INNER_LAST */
 
 static inline __attribute__((always_inline)) unsigned long middle(unsigned long x)
 {

@@ -14,6 +14,7 @@
  * without scripting shows; the script redoes them with the measured font. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
@@ -74,6 +75,103 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/* The SVG goes out through a buffer of its own: a frame is a dozen small
+ * pieces, and stdio's per-call locking and printf's format parsing were
+ * most of the time a large graph took to write.  Write errors show in
+ * the FILE's error flag, which the caller checks at the end. */
+#define OBUF_SIZE (64 * 1024)
+
+struct obuf {
+	FILE *f;
+	size_t n;
+	char b[OBUF_SIZE];
+};
+
+static void ob_flush(struct obuf *o)
+{
+	if (o->n)
+		fwrite(o->b, 1, o->n, o->f);
+	o->n = 0;
+}
+
+static void ob_put(struct obuf *o, const void *p, size_t n)
+{
+	if (n > OBUF_SIZE - o->n) {
+		ob_flush(o);
+		if (n > OBUF_SIZE) {
+			fwrite(p, 1, n, o->f);
+			return;
+		}
+	}
+	memcpy(o->b + o->n, p, n);
+	o->n += n;
+}
+
+static void ob_str(struct obuf *o, const char *s)
+{
+	ob_put(o, s, strlen(s));
+}
+
+/* A string literal, its length known at compile time. */
+#define OB_LIT(o, s) ob_put((o), (s), sizeof(s) - 1)
+
+static void ob_char(struct obuf *o, char c)
+{
+	if (o->n == OBUF_SIZE)
+		ob_flush(o);
+	o->b[o->n++] = c;
+}
+
+/* Decimal digits of v, written backwards ending at end; returns the first. */
+static char *u64_digits(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+static void ob_u64(struct obuf *o, uint64_t v)
+{
+	char buf[24], *p = u64_digits(buf + sizeof(buf), v);
+
+	ob_put(o, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+static void ob_int(struct obuf *o, long long v)
+{
+	if (v < 0) {
+		ob_char(o, '-');
+		ob_u64(o, 0 - (unsigned long long)v);
+	} else {
+		ob_u64(o, (uint64_t)v);
+	}
+}
+
+/* Header lines, written once: printf's convenience costs nothing there. */
+__attribute__((format(printf, 2, 3)))
+static void ob_printf(struct obuf *o, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		ob_put(o, small, (size_t)n);
+		return;
+	}
+	ob_flush(o);
+	va_start(ap, fmt);
+	vfprintf(o->f, fmt, ap);
+	va_end(ap);
+}
+
 static int sb_put(struct strbuf *b, const void *data, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
@@ -125,15 +223,32 @@ static size_t utf8_decode(const unsigned char *p, uint32_t *cp)
 	return n;
 }
 
-/* Replaces b's contents with name made safe for XML 1.0: invalid UTF-8
- * becomes U+FFFD, control characters and U+FFFE/U+FFFF a space (symbol
- * names come from arbitrary binaries and folded files).  Returns the
- * number of code points, or -ENOMEM. */
-static long sanitize(struct strbuf *b, const char *name)
+/* A name made safe for XML 1.0 (sanitize()): p is the name itself when it
+ * needed no change, else the strbuf's copy. */
+struct safe_text {
+	const char *p;
+	size_t len;
+	long ncp;		/* code points */
+};
+
+/* name made safe for XML 1.0: invalid UTF-8 becomes U+FFFD, control
+ * characters and U+FFFE/U+FFFF a space (symbol names come from arbitrary
+ * binaries and folded files).  Printable ASCII, nearly every name, is
+ * taken as it is; anything else is copied into b, replacing its contents.
+ * 0 or -ENOMEM. */
+static int sanitize(struct strbuf *b, const char *name, struct safe_text *t)
 {
 	const unsigned char *p = (const unsigned char *)name;
 	long ncp = 0;
 
+	while (*p >= 0x20 && *p < 0x7f)
+		p++;
+	if (!*p) {
+		t->p = name;
+		t->len = t->ncp = (long)(p - (const unsigned char *)name);
+		return 0;
+	}
+	p = (const unsigned char *)name;
 	b->len = 0;
 	if (sb_put(b, "", 0))
 		return -ENOMEM;
@@ -155,7 +270,8 @@ static long sanitize(struct strbuf *b, const char *name)
 		p += n;
 		ncp++;
 	}
-	return ncp;
+	*t = (struct safe_text){ b->p, b->len, ncp };
+	return 0;
 }
 
 /* Bytes taken by the first ncp code points of valid UTF-8 s. */
@@ -169,37 +285,43 @@ static size_t utf8_prefix(const char *s, long ncp)
 	return (size_t)(p - s);
 }
 
+/* The characters XML needs escaped in text and attribute values. */
+static const unsigned char xml_special[256] = {
+	['&'] = 1, ['<'] = 1, ['>'] = 1, ['"'] = 1, ['\''] = 1,
+};
+
 /* Writes n bytes of s (valid UTF-8) with the XML special characters escaped. */
-static void put_esc(FILE *f, const char *s, size_t n)
+static void put_esc(struct obuf *o, const char *s, size_t n)
 {
 	const char *end = s + n;
 
 	while (s < end) {
 		const char *p = s;
-		while (p < end && !strchr("&<>\"'", *p))
+		while (p < end && !xml_special[(unsigned char)*p])
 			p++;
-		fwrite(s, 1, (size_t)(p - s), f);
+		ob_put(o, s, (size_t)(p - s));
 		if (p == end)
 			break;
 		switch (*p) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputs("&apos;", f); break;
+		case '&': OB_LIT(o, "&amp;"); break;
+		case '<': OB_LIT(o, "&lt;"); break;
+		case '>': OB_LIT(o, "&gt;"); break;
+		case '"': OB_LIT(o, "&quot;"); break;
+		default: OB_LIT(o, "&apos;"); break;
 		}
 		s = p + 1;
 	}
 }
 
 /* Sanitises and escapes an arbitrary string. */
-static int put_text(FILE *f, struct strbuf *b, const char *s)
+static int put_text(struct obuf *o, struct strbuf *b, const char *s)
 {
-	long ncp = sanitize(b, s);
+	struct safe_text t;
+	int err = sanitize(b, s, &t);
 
-	if (ncp < 0)
-		return (int)ncp;
-	put_esc(f, b->p, b->len);
+	if (err)
+		return err;
+	put_esc(o, t.p, t.len);
 	return 0;
 }
 
@@ -210,22 +332,35 @@ static long label_room(double w)
 	return (long)((w - 6) / FONT_W);
 }
 
-/* How much of the sanitised name in b (ncp code points) to show in room
- * characters: all of it, or a prefix of at least two characters to be
- * followed by ".." (*cut set), or nothing (returns 0).  Mirrors fit() in
- * FG_SCRIPT, which redoes it with the font's real widths.  Returns bytes. */
-static size_t label_len(const struct strbuf *b, long ncp, long room, int *cut)
+/* How much of the sanitised name t to show in room characters: all of
+ * it, or a prefix of at least two characters to be followed by ".." (*cut
+ * set), or nothing (returns 0).  Mirrors fit() in FG_SCRIPT, which redoes
+ * it with the font's real widths.  Returns bytes. */
+static size_t label_len(const struct safe_text *t, long room, int *cut)
 {
 	*cut = 0;
-	if (ncp <= room)
-		return b->len;
+	if (t->ncp <= room)
+		return t->len;
 	if (room < 4)
 		return 0;
 	*cut = 1;
-	return utf8_prefix(b->p, room - 2);
+	return t->ncp == (long)t->len ? (size_t)(room - 2) : utf8_prefix(t->p, room - 2);
 }
 
 /* ---- numbers, locale independent ------------------------------------------- */
+
+/* buf = a b c, cut to n - 1 bytes as snprintf() would cut it. */
+static char *fmt_cat(char *buf, size_t n, const char *a, const char *b, const char *c)
+{
+	const char *parts[3] = { a, b, c };
+	size_t o = 0;
+
+	for (int i = 0; i < 3; i++)
+		for (const char *p = parts[i]; *p && o + 1 < n; p++)
+			buf[o++] = *p;
+	buf[o] = '\0';
+	return buf;
+}
 
 /* v >= 0 with the given number of decimals (0-3). */
 static char *fmt_fixed(char *buf, size_t n, double v, int decimals)
@@ -233,19 +368,25 @@ static char *fmt_fixed(char *buf, size_t n, double v, int decimals)
 	static const uint64_t scales[] = { 1, 10, 100, 1000 };
 	uint64_t scale = scales[decimals];
 	uint64_t x = (uint64_t)(v * (double)scale + 0.5);
+	char tmp[32], *p = tmp + sizeof(tmp) - 1;
 
-	if (decimals)
-		snprintf(buf, n, "%" PRIu64 ".%0*" PRIu64, x / scale, decimals, x % scale);
-	else
-		snprintf(buf, n, "%" PRIu64, x);
-	return buf;
+	*p = '\0';
+	if (decimals) {
+		uint64_t frac = x % scale;
+
+		for (int i = 0; i < decimals; i++, frac /= 10)
+			*--p = (char)('0' + frac % 10);
+		*--p = '.';
+		x /= scale;
+	}
+	return fmt_cat(buf, n, u64_digits(p, x), "", "");
 }
 
 /* 1234567 -> "1,234,567". */
 static char *fmt_int(char *buf, size_t n, uint64_t v)
 {
-	char digits[32];
-	int nd = snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	char tmp[24], *digits = u64_digits(tmp + sizeof(tmp), v);
+	int nd = (int)(tmp + sizeof(tmp) - digits);
 	size_t o = 0;
 
 	for (int i = 0; i < nd && o + 2 < n; i++) {
@@ -270,21 +411,15 @@ static char *fmt_value(char *buf, size_t n, uint64_t v, const char *unit)
 		;
 	if (i == 4) {
 		if (v == 1 && !strcmp(unit, "samples"))
-			snprintf(buf, n, "1 sample");
-		else
-			snprintf(buf, n, "%s%s%s", fmt_int(num, sizeof(num), v),
-				 *unit ? " " : "", unit);
-		return buf;
+			return fmt_cat(buf, n, "1 sample", "", "");
+		return fmt_cat(buf, n, fmt_int(num, sizeof(num), v), *unit ? " " : "", unit);
 	}
-	if (v < 1000 || i == 3) {
-		snprintf(buf, n, "%s %s", fmt_int(num, sizeof(num), v), unit);
-		return buf;
-	}
+	if (v < 1000 || i == 3)
+		return fmt_cat(buf, n, fmt_int(num, sizeof(num), v), " ", unit);
 	double d = (double)v / 1000;
 	for (j = i + 1; j < 3 && d >= 999.995; j++)
 		d /= 1000;
-	snprintf(buf, n, "%s %s", fmt_fixed(num, sizeof(num), d, 2), ladder[j]);
-	return buf;
+	return fmt_cat(buf, n, fmt_fixed(num, sizeof(num), d, 2), " ", ladder[j]);
 }
 
 /* "12.34%" */
@@ -292,11 +427,32 @@ static char *fmt_pct(char *buf, size_t n, uint64_t v, uint64_t total)
 {
 	char num[48];
 
-	snprintf(buf, n, "%s%%", fmt_fixed(num, sizeof(num), total ? (double)v * 100 / (double)total : 0, 2));
-	return buf;
+	return fmt_cat(buf, n, fmt_fixed(num, sizeof(num),
+					 total ? (double)v * 100 / (double)total : 0, 2), "%", "");
+}
+
+static void ob_fixed(struct obuf *o, double v, int decimals)
+{
+	char buf[48];
+
+	ob_str(o, fmt_fixed(buf, sizeof(buf), v, decimals));
 }
 
 /* ---- colours --------------------------------------------------------------- */
+
+/* "#rrggbb"; every component the callers make is within 0..255. */
+static void rgb_hex(char out[8], unsigned int r, unsigned int g, unsigned int b)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned int c[3] = { r & 0xff, g & 0xff, b & 0xff };
+
+	out[0] = '#';
+	for (int i = 0; i < 3; i++) {
+		out[1 + 2 * i] = hex[c[i] >> 4];
+		out[2 + 2 * i] = hex[c[i] & 15];
+	}
+	out[7] = '\0';
+}
 
 static void hsl_hex(char out[8], double h, double s, double l)
 {
@@ -314,8 +470,8 @@ static void hsl_hex(char out[8], double h, double s, double l)
 	default: r = c, b = x; break;
 	}
 	double m = l - c / 2;
-	snprintf(out, 8, "#%02x%02x%02x", (unsigned int)((r + m) * 255 + 0.5),
-		 (unsigned int)((g + m) * 255 + 0.5), (unsigned int)((b + m) * 255 + 0.5));
+	rgb_hex(out, (unsigned int)((r + m) * 255 + 0.5), (unsigned int)((g + m) * 255 + 0.5),
+		(unsigned int)((b + m) * 255 + 0.5));
 }
 
 /* The colour of a frame: the family comes from the kind and palette, the
@@ -340,14 +496,14 @@ static void frame_color(char out[8], enum flame_palette pal, enum frame_kind kin
 	v3 = name ? (double)((h >> 32) & 0xffff) / 65536 : 0.5;
 
 	if (is_root) {
-		snprintf(out, 8, "#c8c8c8");
+		rgb_hex(out, 0xc8, 0xc8, 0xc8);
 		return;
 	}
 	switch (kind) {
 	case FRAME_USER:
 		if (pal == FLAME_HOT) /* red .. orange .. yellow */
-			snprintf(out, 8, "#%02x%02x%02x", 205 + (unsigned int)(50 * v3),
-				 (unsigned int)(230 * v1), (unsigned int)(55 * v2));
+			rgb_hex(out, 205 + (unsigned int)(50 * v3), (unsigned int)(230 * v1),
+				(unsigned int)(55 * v2));
 		else /* blue .. purple */
 			hsl_hex(out, 212 + 60 * v1, 0.55 + 0.2 * v2, 0.66 + 0.1 * v3);
 		break;
@@ -378,11 +534,11 @@ static void diff_color(char out[8], double delta, double maxabs)
 	unsigned int c = (unsigned int)(235 - 195 * (i > 1 ? 1 : i) + 0.5);
 
 	if (delta > 0)
-		snprintf(out, 8, "#ff%02x%02x", c, c);
+		rgb_hex(out, 0xff, c, c);
 	else if (delta < 0)
-		snprintf(out, 8, "#%02x%02xff", c, c);
+		rgb_hex(out, c, c, 0xff);
 	else
-		snprintf(out, 8, "#dcdcdc");
+		rgb_hex(out, 0xdc, 0xdc, 0xdc);
 }
 
 /* ---- tree ------------------------------------------------------------------ */
@@ -414,10 +570,27 @@ static size_t tree_push(struct fg_tree *t, size_t parent, const struct frame *fr
 	return t->n++;
 }
 
+/* The smallest value drawn at scale px per unit (MIN_PX wide). */
+static uint64_t min_drawn(double scale)
+{
+	uint64_t v;
+
+	if (scale <= 0)
+		return UINT64_MAX;
+	v = (uint64_t)(MIN_PX / scale);
+	if ((double)v * scale < MIN_PX)
+		v++;
+	return v;
+}
+
 /* Merges the stacks of s into t.  Visiting them in sorted order means a
  * frame can only merge with the last child created under its parent, and
- * creation order is pre-order with siblings sorted. */
-static int tree_build(struct fg_tree *t, const struct stacks *s)
+ * creation order is pre-order with siblings sorted: when a frame gets a
+ * new sibling, its own subtree is complete, and is the end of the array.
+ * A complete frame worth less than keep (a value never drawn) keeps none
+ * of its descendants, which are narrower still: a profile of many deep
+ * distinct stacks has millions of frames, and only the wide ones show. */
+static int tree_build(struct fg_tree *t, const struct stacks *s, uint64_t keep)
 {
 	size_t n = stacks_count(s);
 	const struct stack_entry **order = malloc((n ? n : 1) * sizeof(*order));
@@ -430,7 +603,8 @@ static int tree_build(struct fg_tree *t, const struct stacks *s)
 		goto free_order;
 	for (size_t i = 0; i < n; i++)
 		order[i] = stacks_get(s, i);
-	qsort(order, n, sizeof(*order), cmp_entry_ptr);
+	if (!stacks_is_sorted(s))
+		qsort(order, n, sizeof(*order), cmp_entry_ptr);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct stack_entry *e = order[i];
@@ -444,6 +618,10 @@ static int tree_build(struct fg_tree *t, const struct stacks *s)
 			size_t c = t->nodes[cur].last_child;
 
 			if (!c || t->nodes[c].name != fr->name || t->nodes[c].kind != fr->kind) {
+				if (c && t->nodes[c].value < keep) {
+					t->n = c + 1;
+					t->nodes[c].last_child = 0;
+				}
 				c = tree_push(t, cur, fr);
 				if (!c)
 					goto free_order;
@@ -846,7 +1024,7 @@ static const char FG_SCRIPT[] =
 
 /* Centred in the totals row, or right of the total (left_end px) when
  * the graph is too narrow for that. */
-static void write_legend(FILE *f, const struct flame_opts *o, int width, double left_end,
+static void write_legend(struct obuf *f, const struct flame_opts *o, int width, double left_end,
 			 int has_marks)
 {
 	if (o->before) {
@@ -858,16 +1036,16 @@ static void write_legend(FILE *f, const struct flame_opts *o, int width, double 
 
 		if (x < left_end + 20)
 			x = left_end + 20;
-		fputs("<g id=\"legend\">", f);
+		OB_LIT(f, "<g id=\"legend\">");
 		for (int i = 0; i < 3; i++) {
 			diff_color(color, deltas[i], 1);
-			fprintf(f, "<rect x=\"%s\" y=\"59\" width=\"12\" height=\"12\" fill=\"%s\"/>",
-				fmt_fixed(buf, sizeof(buf), x, 1), color);
-			fprintf(f, "<text class=\"hdr\" x=\"%s\" y=\"69\">%s</text>",
-				fmt_fixed(buf, sizeof(buf), x + 17, 1), labels[i]);
+			ob_printf(f, "<rect x=\"%s\" y=\"59\" width=\"12\" height=\"12\" fill=\"%s\"/>",
+				  fmt_fixed(buf, sizeof(buf), x, 1), color);
+			ob_printf(f, "<text class=\"hdr\" x=\"%s\" y=\"69\">%s</text>",
+				  fmt_fixed(buf, sizeof(buf), x + 17, 1), labels[i]);
 			x += 12 + 5 + FONT_W * (double)strlen(labels[i]) + 16;
 		}
-		fputs("</g>\n", f);
+		OB_LIT(f, "</g>\n");
 		return;
 	}
 
@@ -884,16 +1062,16 @@ static void write_legend(FILE *f, const struct flame_opts *o, int width, double 
 	x = (width - w) / 2;
 	if (x < left_end + 20)
 		x = left_end + 20;
-	fputs("<g id=\"legend\">", f);
+	OB_LIT(f, "<g id=\"legend\">");
 	for (int i = 0; i < n; i++) {
 		frame_color(color, o->palette, items[i].kind, NULL, 0);
-		fprintf(f, "<rect x=\"%s\" y=\"59\" width=\"12\" height=\"12\" fill=\"%s\"/>",
-			fmt_fixed(buf, sizeof(buf), x, 1), color);
-		fprintf(f, "<text class=\"hdr\" x=\"%s\" y=\"69\">%s</text>",
-			fmt_fixed(buf, sizeof(buf), x + 17, 1), items[i].label);
+		ob_printf(f, "<rect x=\"%s\" y=\"59\" width=\"12\" height=\"12\" fill=\"%s\"/>",
+			  fmt_fixed(buf, sizeof(buf), x, 1), color);
+		ob_printf(f, "<text class=\"hdr\" x=\"%s\" y=\"69\">%s</text>",
+			  fmt_fixed(buf, sizeof(buf), x + 17, 1), items[i].label);
 		x += 12 + 5 + FONT_W * (double)strlen(items[i].label) + 16;
 	}
-	fputs("</g>\n", f);
+	OB_LIT(f, "</g>\n");
 }
 
 static int cmp_u64_desc(const void *a, const void *b)
@@ -915,9 +1093,7 @@ static int min_value(const struct fg_tree *t, double scale, uint64_t *minv)
 		*minv = UINT64_MAX;
 		return 0;
 	}
-	*minv = (uint64_t)(MIN_PX / scale);
-	if ((double)*minv * scale < MIN_PX)
-		(*minv)++;
+	*minv = min_drawn(scale);
 	for (size_t i = 0; i < t->n; i++)
 		n += t->nodes[i].value >= *minv;
 	if (n <= MAX_FRAMES)
@@ -938,22 +1114,28 @@ static int min_value(const struct fg_tree *t, double scale, uint64_t *minv)
 	return 0;
 }
 
-static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *o, int width,
+static int write_svg(FILE *out, const struct fg_tree *t, const struct flame_opts *o, int width,
 		     const struct fg_diff *df)
 {
 	struct strbuf sb = { 0 };
+	struct safe_text st;
 	uint64_t total = t->nodes[0].value;
 	double plotw = width - 2 * PAD;
 	double scale = total ? plotw / (double)total : 0;
 	unsigned int maxd = 0;
 	int has_marks = 0, height, cut, err;
-	char a[64], b[64], c[64], color[8];
+	char a[64], color[8];
 	uint64_t minv;
+	struct obuf *f;
 
 	err = min_value(t, scale, &minv);
 	if (err)
 		return err;
-	err = -ENOMEM;
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->f = out;
+	f->n = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct fg_node *nd = &t->nodes[i];
 		if (nd->value < minv)
@@ -965,58 +1147,64 @@ static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *
 	}
 	height = TOP + (int)(maxd + 1) * FRAME_H + BOTTOM;
 
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
-	fputs("<!-- Flame graph written by stackscope.  Click a frame to zoom, Ctrl-F or / to "
-	      "search (regex), Esc to reset; open with ?s=REGEX to search on load. -->\n", f);
-	fprintf(f, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" data-total=\"%" PRIu64 "\" data-pad=\"%d\" "
-		"data-plotw=\"%d\" data-unit=\"", width, height, width, height, total, PAD,
-		width - 2 * PAD);
-	if (put_text(f, &sb, o->unit))
+	OB_LIT(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+	OB_LIT(f, "<!-- Flame graph written by stackscope.  Click a frame to zoom, Ctrl-F or / to "
+	       "search (regex), Esc to reset; open with ?s=REGEX to search on load. -->\n");
+	ob_printf(f, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		  "height=\"%d\" viewBox=\"0 0 %d %d\" data-total=\"%" PRIu64 "\" data-pad=\"%d\" "
+		  "data-plotw=\"%d\" data-unit=\"", width, height, width, height, total, PAD,
+		  width - 2 * PAD);
+	err = put_text(f, &sb, o->unit);
+	if (err)
 		goto free_sb;
-	fputs("\">\n<title>", f);
-	if (put_text(f, &sb, o->title))
+	OB_LIT(f, "\">\n<title>");
+	err = put_text(f, &sb, o->title);
+	if (err)
 		goto free_sb;
-	fprintf(f, "</title>\n<style>\n%s</style>\n", FG_STYLE);
-	fprintf(f, "<defs><linearGradient id=\"bg\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
-		"<stop offset=\"5%%\" stop-color=\"#eeeeee\"/><stop offset=\"95%%\" stop-color=\"%s\"/>"
-		"</linearGradient></defs>\n", df ? "#f4f4f4" : o->palette == FLAME_HOT ? "#eeeeb0" : "#dfe6f3");
-	fputs("<rect width=\"100%\" height=\"100%\" fill=\"url(#bg)\"/>\n", f);
+	OB_LIT(f, "</title>\n<style>\n");
+	OB_LIT(f, FG_STYLE);
+	OB_LIT(f, "</style>\n");
+	ob_printf(f, "<defs><linearGradient id=\"bg\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">"
+		  "<stop offset=\"5%%\" stop-color=\"#eeeeee\"/><stop offset=\"95%%\" stop-color=\"%s\"/>"
+		  "</linearGradient></defs>\n",
+		  df ? "#f4f4f4" : o->palette == FLAME_HOT ? "#eeeeb0" : "#dfe6f3");
+	OB_LIT(f, "<rect width=\"100%\" height=\"100%\" fill=\"url(#bg)\"/>\n");
 
 	/* Title, cut between the buttons. */
-	long ncp = sanitize(&sb, o->title);
-	if (ncp < 0)
+	err = sanitize(&sb, o->title, &st);
+	if (err)
 		goto free_sb;
 	/* 17 px bold is about 10 px a character. */
-	size_t len = label_len(&sb, ncp, (width - 2 * (PAD + 110)) / 10, &cut);
-	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"27\">", width / 2);
-	put_esc(f, sb.p, len);
-	fprintf(f, "%s</text>\n", cut ? ".." : "");
+	size_t len = label_len(&st, (width - 2 * (PAD + 110)) / 10, &cut);
+	ob_printf(f, "<text id=\"title\" x=\"%d\" y=\"27\">", width / 2);
+	put_esc(f, st.p, len);
+	ob_printf(f, "%s</text>\n", cut ? ".." : "");
 	if (o->subtitle && *o->subtitle) {
-		fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"47\">", width / 2);
-		if (put_text(f, &sb, o->subtitle))
+		ob_printf(f, "<text id=\"subtitle\" x=\"%d\" y=\"47\">", width / 2);
+		err = put_text(f, &sb, o->subtitle);
+		if (err)
 			goto free_sb;
-		fputs("</text>\n", f);
+		OB_LIT(f, "</text>\n");
 	}
-	fprintf(f, "<g id=\"unzoom\" class=\"btn hide\"><rect x=\"%d\" y=\"11\" width=\"90\" "
-		"height=\"22\"/><text x=\"%d\" y=\"26\">Reset zoom</text></g>\n", PAD, PAD + 45);
-	fprintf(f, "<g id=\"search\" class=\"btn\"><rect x=\"%d\" y=\"11\" width=\"100\" "
-		"height=\"22\"/><text x=\"%d\" y=\"26\">Search</text></g>\n",
-		width - PAD - 100, width - PAD - 50);
-	fprintf(f, "<text class=\"hdr\" x=\"%d\" y=\"69\">Total: ", PAD);
-	ncp = sanitize(&sb, fmt_value(a, sizeof(a), total, o->unit));
-	if (ncp < 0)
+	ob_printf(f, "<g id=\"unzoom\" class=\"btn hide\"><rect x=\"%d\" y=\"11\" width=\"90\" "
+		  "height=\"22\"/><text x=\"%d\" y=\"26\">Reset zoom</text></g>\n", PAD, PAD + 45);
+	ob_printf(f, "<g id=\"search\" class=\"btn\"><rect x=\"%d\" y=\"11\" width=\"100\" "
+		  "height=\"22\"/><text x=\"%d\" y=\"26\">Search</text></g>\n",
+		  width - PAD - 100, width - PAD - 50);
+	ob_printf(f, "<text class=\"hdr\" x=\"%d\" y=\"69\">Total: ", PAD);
+	err = sanitize(&sb, fmt_value(a, sizeof(a), total, o->unit), &st);
+	if (err)
 		goto free_sb;
-	put_esc(f, sb.p, sb.len);
-	fputs("</text>\n", f);
-	write_legend(f, o, width, PAD + FONT_W * (double)(ncp + 7), has_marks);
-	fprintf(f, "<text id=\"matched\" class=\"hide\" x=\"%d\" y=\"69\" text-anchor=\"end\">"
-		"</text>\n", width - PAD);
+	put_esc(f, st.p, st.len);
+	OB_LIT(f, "</text>\n");
+	write_legend(f, o, width, PAD + FONT_W * (double)(st.ncp + 7), has_marks);
+	ob_printf(f, "<text id=\"matched\" class=\"hide\" x=\"%d\" y=\"69\" text-anchor=\"end\">"
+		  "</text>\n", width - PAD);
 
-	fputs("<g id=\"frames\">\n", f);
+	OB_LIT(f, "<g id=\"frames\">\n");
 	if (!total)
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">No samples</text>\n",
-			width / 2, TOP + 12);
+		ob_printf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">No samples</text>\n",
+			  width / 2, TOP + 12);
 	for (size_t i = 0; total && i < t->n; i++) {
 		const struct fg_node *nd = &t->nodes[i];
 		double x = PAD + (double)nd->x * scale, w = (double)nd->value * scale;
@@ -1025,46 +1213,74 @@ static int write_svg(FILE *f, const struct fg_tree *t, const struct flame_opts *
 
 		if (nd->value < minv)
 			continue;
-		ncp = sanitize(&sb, i ? nd->name : "all");
-		if (ncp < 0)
+		err = sanitize(&sb, i ? nd->name : "all", &st);
+		if (err)
 			goto free_sb;
-		fprintf(f, "<g data-x=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-d=\"%u\"><title>",
-			nd->x, nd->value, nd->depth);
-		put_esc(f, sb.p, sb.len);
+		OB_LIT(f, "<g data-x=\"");
+		ob_u64(f, nd->x);
+		OB_LIT(f, "\" data-v=\"");
+		ob_u64(f, nd->value);
+		OB_LIT(f, "\" data-d=\"");
+		ob_u64(f, nd->depth);
+		OB_LIT(f, "\"><title>");
+		put_esc(f, st.p, st.len);
 		fmt_value(a, sizeof(a), nd->value, o->unit);
-		fputs(" (", f);
+		OB_LIT(f, " (");
 		put_esc(f, a, strlen(a));
-		fprintf(f, ", %s", fmt_pct(a, sizeof(a), nd->value, total));
+		OB_LIT(f, ", ");
+		ob_str(f, fmt_pct(a, sizeof(a), nd->value, total));
 		if (df && i && df->before[i] < 0) {
-			fprintf(f, ", +%s points: new", fmt_fixed(a, sizeof(a), df->delta[i], 2));
+			OB_LIT(f, ", +");
+			ob_fixed(f, df->delta[i], 2);
+			OB_LIT(f, " points: new");
 		} else if (df && i) {
-			fprintf(f, ", %c%s points: was %s%%", df->delta[i] < 0 ? '-' : '+',
-				fmt_fixed(a, sizeof(a), df->delta[i] < 0 ? -df->delta[i] : df->delta[i], 2),
-				fmt_fixed(b, sizeof(b), df->before[i], 2));
+			OB_LIT(f, ", ");
+			ob_char(f, df->delta[i] < 0 ? '-' : '+');
+			ob_fixed(f, df->delta[i] < 0 ? -df->delta[i] : df->delta[i], 2);
+			OB_LIT(f, " points: was ");
+			ob_fixed(f, df->before[i], 2);
+			ob_char(f, '%');
 		}
-		fputs(")</title>", f);
+		OB_LIT(f, ")</title>");
 		if (df && i)
 			diff_color(color, df->delta[i], df->maxabs);
 		else
 			frame_color(color, o->palette, nd->kind, i ? nd->name : "", i == 0);
-		fprintf(f, "<rect x=\"%s\" y=\"%d\" width=\"%s\" height=\"%d\" fill=\"%s\"/>",
-			fmt_fixed(b, sizeof(b), x, 1), y, fmt_fixed(c, sizeof(c), w, 1),
-			FRAME_H - 1, color);
-		len = label_len(&sb, ncp, label_room(w), &cut);
+		OB_LIT(f, "<rect x=\"");
+		ob_fixed(f, x, 1);
+		OB_LIT(f, "\" y=\"");
+		ob_int(f, y);
+		OB_LIT(f, "\" width=\"");
+		ob_fixed(f, w, 1);
+		OB_LIT(f, "\" height=\"");
+		ob_int(f, FRAME_H - 1);
+		OB_LIT(f, "\" fill=\"");
+		ob_put(f, color, 7);
+		OB_LIT(f, "\"/>");
+		len = label_len(&st, label_room(w), &cut);
 		if (len) {
-			fprintf(f, "<text x=\"%s\" y=\"%d.5\">", fmt_fixed(b, sizeof(b), x + 3, 1),
-				y + 11);
-			put_esc(f, sb.p, len);
-			fprintf(f, "%s</text>", cut ? ".." : "");
+			OB_LIT(f, "<text x=\"");
+			ob_fixed(f, x + 3, 1);
+			OB_LIT(f, "\" y=\"");
+			ob_int(f, y + 11);
+			OB_LIT(f, ".5\">");
+			put_esc(f, st.p, len);
+			if (cut)
+				OB_LIT(f, "..");
+			OB_LIT(f, "</text>");
 		}
-		fputs("</g>\n", f);
+		OB_LIT(f, "</g>\n");
 	}
-	fputs("</g>\n", f);
-	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\">Hover a frame for details; click to "
-		"zoom; Ctrl-F or / to search; Esc to reset</text>\n", PAD, height - 11);
-	fprintf(f, "<script><![CDATA[\n%s]]></script>\n</svg>\n", FG_SCRIPT);
+	OB_LIT(f, "</g>\n");
+	ob_printf(f, "<text id=\"details\" x=\"%d\" y=\"%d\">Hover a frame for details; click to "
+		  "zoom; Ctrl-F or / to search; Esc to reset</text>\n", PAD, height - 11);
+	OB_LIT(f, "<script><![CDATA[\n");
+	OB_LIT(f, FG_SCRIPT);
+	OB_LIT(f, "]]></script>\n</svg>\n");
 	err = 0;
 free_sb:
+	ob_flush(f);
+	free(f);
 	free(sb.p);
 	return err;
 }
@@ -1098,9 +1314,14 @@ int report_flamegraph_write(FILE *f, const struct stacks *s, const struct flame_
 		s = rev;
 		opts.before = brev;
 	}
-	err = tree_build(&t, s);
+	/* A differential graph's colours depend on every frame's change,
+	 * drawn or not: its trees are whole. */
+	uint64_t total = stacks_total(s), keep = 0;
+	if (!opts.before && total)
+		keep = min_drawn((double)(opts.width - 2 * PAD) / (double)total);
+	err = tree_build(&t, s, keep);
 	if (!err && opts.before) {
-		err = tree_build(&bt, opts.before);
+		err = tree_build(&bt, opts.before, 0);
 		if (!err)
 			err = diff_build(&df, &t, &bt);
 	}

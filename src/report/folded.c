@@ -1,6 +1,7 @@
 /* Folded stacks writer and reader. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report/folded.h"
@@ -76,94 +77,223 @@ static int parse_u64(const char *p, const char *end, uint64_t *v)
 	return 0;
 }
 
-/* Splits one line (modified in place) into frames and adds it.  *frames /
- * *cap is a buffer reused across lines.  Returns 0, 1 for a blank line,
- * -EINVAL or -ENOMEM. */
-static int parse_line(struct stacks *s, char *line, size_t len,
-		      struct frame **frames, size_t *cap)
+/* The reader's state across lines.  The previous line's stack is kept
+ * (its bytes, where each of its frames ends, and the frames as interned):
+ * a line sharing a prefix with it (sorted input shares most of every
+ * line) takes those frames as they are, and only the frames after the
+ * common prefix are split and interned. */
+struct reader {
+	struct stacks *s;
+	struct frame *frames;	/* the line being added, then the previous one */
+	size_t *ends;		/* frame i of the previous line: prev[ends[i]] is ';' or its end */
+	const char **text;	/* the new frames' names in the line, to be interned */
+	size_t *lens;
+	const char **names;	/* and interned */
+	size_t cap;		/* of frames, ends, text, lens and names */
+	char *prev;		/* the previous line's stack text */
+	size_t prev_len, prev_cap, prev_depth;
+};
+
+/* Length of the common prefix of a and b (n bytes each at most). */
+static size_t common_prefix(const char *a, const char *b, size_t n)
 {
-	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
-		       line[len - 1] == ' ' || line[len - 1] == '\t'))
+	size_t i = 0;
+	uint64_t x, y;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + (size_t)__builtin_ctzll(x ^ y) / 8;	/* little-endian */
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+static int reader_grow(struct reader *r, size_t depth)
+{
+	size_t ncap = r->cap ? r->cap * 2 : 64;
+	struct frame *nf;
+	size_t *ne;
+
+	while (ncap <= depth)
+		ncap *= 2;
+	nf = realloc(r->frames, ncap * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	r->frames = nf;
+	ne = realloc(r->ends, ncap * sizeof(*ne));
+	if (!ne)
+		return -ENOMEM;
+	r->ends = ne;
+	ne = realloc(r->lens, ncap * sizeof(*ne));
+	if (!ne)
+		return -ENOMEM;
+	r->lens = ne;
+	for (int i = 0; i < 2; i++) {
+		const char ***v = i ? &r->names : &r->text;
+		const char **nv = realloc(*v, ncap * sizeof(**v));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+	}
+	r->cap = ncap;
+	return 0;
+}
+
+/* Splits one line [line, line + len) (no newline) into frames and adds
+ * it.  Returns 0, 1 for a blank line, -EINVAL or -ENOMEM. */
+static int parse_line(struct reader *r, const char *line, size_t len)
+{
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
 		len--;
-	line[len] = '\0';
 	if (!len)
 		return 1;
+	if (memchr(line, '\0', len))
+		return -EINVAL;
 
-	char *sp = strrchr(line, ' ');
-	char *tab = strrchr(line, '\t');
-	if (tab && (!sp || tab > sp))
-		sp = tab;
+	/* The value: after the last blank. */
+	size_t sp = len;
+	while (sp && line[sp - 1] != ' ' && line[sp - 1] != '\t')
+		sp--;
 	if (!sp)
 		return -EINVAL;
 	uint64_t value;
-	if (parse_u64(sp + 1, line + len, &value))
+	if (parse_u64(line + sp, line + len, &value))
 		return -EINVAL;
 	/* The stack ends where the run of blanks before the value starts. */
-	while (sp > line && (sp[-1] == ' ' || sp[-1] == '\t'))
+	sp--;
+	while (sp && (line[sp - 1] == ' ' || line[sp - 1] == '\t'))
 		sp--;
-	*sp = '\0';
-	if (sp == line)
+	if (!sp)
 		return -EINVAL;
 
-	size_t depth = 0;
-	for (char *p = line;; ) {
-		char *semi = strchr(p, ';');
-		if (semi)
-			*semi = '\0';
-		if (depth == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 64;
-			struct frame *nf = realloc(*frames, ncap * sizeof(*nf));
-			if (!nf)
-				return -ENOMEM;
-			*frames = nf;
-			*cap = ncap;
-		}
-		size_t n = strlen(p);
+	/* Frames wholly inside the prefix shared with the previous line,
+	 * their ';' included, are the previous line's; so is its last one
+	 * when this line is the same or goes on from it with a ';'. */
+	size_t n = sp < r->prev_len ? sp : r->prev_len;
+	size_t common = r->prev_depth ? common_prefix(line, r->prev, n) : 0;
+	bool whole = common == r->prev_len && (common == sp || line[common] == ';');
+	size_t depth = 0, start = 0;
+	while (depth < r->prev_depth && (r->ends[depth] < common || whole)) {
+		start = r->ends[depth] + 1;
+		depth++;
+	}
+
+	size_t reused = depth;
+	/* (the same stack as the line before: nothing left to split) */
+	for (const char *p = line + start, *end = line + sp; !depth || r->ends[depth - 1] != sp; ) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		size_t flen = (size_t)((semi ? semi : end) - p);
 		enum frame_kind kind = FRAME_USER;
-		if (n > KERNEL_SUFFIX_LEN && !strcmp(p + n - KERNEL_SUFFIX_LEN, KERNEL_SUFFIX)) {
-			p[n - KERNEL_SUFFIX_LEN] = '\0';
+
+		if (depth == r->cap && reader_grow(r, depth))
+			return -ENOMEM;
+		r->ends[depth] = (size_t)(p - line) + flen;
+		if (flen > KERNEL_SUFFIX_LEN &&
+		    !memcmp(p + flen - KERNEL_SUFFIX_LEN, KERNEL_SUFFIX, KERNEL_SUFFIX_LEN)) {
+			flen -= KERNEL_SUFFIX_LEN;
 			kind = FRAME_KERNEL;
 		}
-		(*frames)[depth++] = (struct frame){ p, kind };
+		r->text[depth] = p;
+		r->lens[depth] = flen;
+		r->frames[depth++] = (struct frame){ .kind = kind };
 		if (!semi)
 			break;
 		p = semi + 1;
 	}
 	if (depth > UINT32_MAX)
 		return -EINVAL;
-	return stacks_add(s, *frames, (unsigned int)depth, value);
+	if (stacks_intern_n(r->s, depth - reused, r->text + reused, r->lens + reused,
+			    r->names + reused))
+		return -ENOMEM;
+	for (size_t i = reused; i < depth; i++)
+		r->frames[i].name = r->names[i];
+
+	/* This line becomes the previous one. */
+	if (sp > r->prev_cap) {
+		char *np = realloc(r->prev, sp);
+		if (!np)
+			return -ENOMEM;
+		r->prev = np;
+		r->prev_cap = sp;
+	}
+	memcpy(r->prev + common, line + common, sp - common);
+	r->prev_len = sp;
+	r->prev_depth = depth;
+	return stacks_add_interned(r->s, r->frames, (unsigned int)depth, value);
 }
+
+/* Input is read in blocks of this size (more when a line is longer). */
+#define READ_BLOCK (1 << 20)
 
 int report_folded_read(FILE *f, struct stacks *s, size_t *bad_line)
 {
-	struct frame *frames = NULL;
-	size_t cap = 0, lineno = 0, linecap = 0;
-	char *line = NULL;
-	ssize_t len;
-	int err = 0;
+	struct reader r = { .s = s };
+	size_t cap = READ_BLOCK, have = 0, lineno = 0;
+	char *buf;
+	int err = 0, eof = 0;
 
 	if (!f || !s)
 		return -EINVAL;
-	for (;;) {
-		errno = 0;
-		len = getline(&line, &linecap, f);
-		if (len < 0)
-			break;
-		lineno++;
-		err = parse_line(s, line, (size_t)len, &frames, &cap);
-		if (err < 0) {
-			if (err == -EINVAL && bad_line)
-				*bad_line = lineno;
-			goto out;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	while (!eof) {
+		size_t got, pos = 0;
+
+		if (have == cap) {	/* a line longer than the buffer */
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
 		}
-		err = 0;
+		errno = 0;
+		got = fread(buf + have, 1, cap - have, f);
+		if (got < cap - have) {
+			if (ferror(f)) {
+				err = errno ? -errno : -EIO;
+				goto out;
+			}
+			eof = 1;
+		}
+		have += got;
+		for (;;) {
+			const char *nl = memchr(buf + pos, '\n', have - pos);
+			size_t len;
+
+			if (!nl && !eof)
+				break;
+			len = nl ? (size_t)(nl - (buf + pos)) : have - pos;
+			if (!nl && !len)
+				break;
+			lineno++;
+			err = parse_line(&r, buf + pos, len);
+			if (err < 0) {
+				if (err == -EINVAL && bad_line)
+					*bad_line = lineno;
+				goto out;
+			}
+			err = 0;
+			pos += len + !!nl;
+			if (!nl)
+				break;
+		}
+		memmove(buf, buf + pos, have - pos);
+		have -= pos;
 	}
-	if (ferror(f))
-		err = errno ? -errno : -EIO;
-	else if (errno == ENOMEM) /* getline() fails so without an error flag */
-		err = -ENOMEM;
 out:
-	free(line);
-	free(frames);
+	free(buf);
+	free(r.frames);
+	free(r.ends);
+	free(r.text);
+	free(r.lens);
+	free(r.names);
+	free(r.prev);
 	return err;
 }

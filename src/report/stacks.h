@@ -45,6 +45,17 @@ int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 int stacks_add_events(struct stacks *s, const struct frame *frames, unsigned int depth,
 		      uint64_t value, uint64_t events);
 
+/* The model's own copies of n names, interned (the same pointer for the
+ * same bytes): out[i] for names[i], lens[i] bytes (no NUL needed).  All
+ * at once, so the look-ups' cache misses overlap.  0 or -ENOMEM. */
+int stacks_intern_n(struct stacks *s, size_t n, const char *const *names, const size_t *lens,
+		    const char **out);
+/* stacks_add() for frames that need nothing copied: every name was
+ * returned by stacks_intern_n() on this s, and no frame has a module (a
+ * reader of text, which has neither addresses nor modules). */
+int stacks_add_interned(struct stacks *s, const struct frame *frames, unsigned int depth,
+			uint64_t value);
+
 size_t stacks_count(const struct stacks *s);
 /* Stacks distinct by name (what folded and SVG show); entries must be
  * sorted (stacks_sort()). */
@@ -59,6 +70,9 @@ uint64_t stacks_total(const struct stacks *s);
 /* Orders entries by stacks_entry_cmp(), so writers produce the same output
  * for the same data whatever order it was captured in. */
 void stacks_sort(struct stacks *s);
+/* Whether the entries are in that order (stacks_sort() since the last
+ * new entry). */
+bool stacks_is_sorted(const struct stacks *s);
 
 /* Lexical order of two stacks, root frame first: frame names by strcmp(),
  * then kind (user < kernel < comm < mark < task), and a stack before

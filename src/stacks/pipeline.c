@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +22,7 @@ struct stackpipe {
 	struct proctab *pt;
 	struct symcache *sc;	/* one open per binary, for unwinder and symbolizer */
 	struct unwinder *uw;
-	struct symbolizer *sym;	/* made on first use, once kallsyms is in */
+	struct symbolizer *sym;	/* made on first use */
 	struct stacks *stacks;
 	uint64_t stacks_done;	/* named stacks of the windows written before */
 	/* aggregated snapshots, per window slot */
@@ -32,11 +31,14 @@ struct stackpipe {
 	stackpipe_decode_fn decode;
 	void *decode_ctx;
 	int snap_err;		/* first error while unwinding */
-	/* kallsyms is read while the capture runs, off the critical path */
-	pthread_t ks_thread;
-	bool ks_started;
+	/* kallsyms is read when the first kernel frame needs a name: a run
+	 * whose stacks have none (a short command, user stacks only) never
+	 * reads it.  The symbolizer made before then, without kernel names,
+	 * is kept (names it gave stay valid) and its counts carried over. */
+	bool ks_read;
 	struct ksyms *ks;
-	int ks_err;
+	struct symbolizer *user_sym;
+	struct sym_stats user_stats;
 };
 
 /* Side-band first: mappings are current before any snapshot is unwound
@@ -92,13 +94,12 @@ void stackpipe_free(struct stackpipe *sp)
 {
 	if (!sp)
 		return;
-	if (sp->ks_started)
-		pthread_join(sp->ks_thread, NULL);
 	stackagg_free(sp->unwound[0]);
 	stackagg_free(sp->unwound[1]);
 	unwinder_free(sp->uw);
 	sideband_free(sp->sb);
 	symbolizer_free(sp->sym);
+	symbolizer_free(sp->user_sym);
 	symcache_free(sp->sc);
 	ksyms_free(sp->ks);
 	stacks_free(sp->stacks);
@@ -188,15 +189,6 @@ int stackpipe_reset_stacks(struct stackpipe *sp)
 	return 0;
 }
 
-static void *load_ksyms(void *arg)
-{
-	struct stackpipe *sp = arg;
-
-	sp->ks = ksyms_load(NULL);
-	sp->ks_err = sp->ks ? 0 : errno;
-	return NULL;
-}
-
 void stackpipe_start(struct stackpipe *sp)
 {
 	const struct session_opts *o = session_opts(sp->s);
@@ -206,8 +198,6 @@ void stackpipe_start(struct stackpipe *sp)
 	 * exec (a sample with gen 0 is of an address space begun before) */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	proctab_set_traced_since(sp->pt, (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec);
-	if (sp->o.kernel && pthread_create(&sp->ks_thread, NULL, load_ksyms, sp) == 0)
-		sp->ks_started = true;
 	/* after the side-band is live, so nothing falls between the two */
 	if (!sp->o.user)
 		return;
@@ -217,19 +207,27 @@ void stackpipe_start(struct stackpipe *sp)
 		proctab_load_all(sp->pt);
 }
 
-static struct symbolizer *symbolizer(struct stackpipe *sp)
+/* The symbolizer; with kernel names when kernel (frames to name) and
+ * kernel frames are wanted. */
+static struct symbolizer *symbolizer(struct stackpipe *sp, bool kernel)
 {
-	if (sp->sym)
-		return sp->sym;
-	if (sp->ks_started) {
-		pthread_join(sp->ks_thread, NULL);
-		sp->ks_started = false;
+	if (kernel && sp->o.kernel && !sp->ks_read) {
+		sp->ks_read = true;
+		sp->ks = ksyms_load(NULL);
 		if (!sp->ks)
 			msg("/proc/kallsyms: %s; kernel frames stay unsymbolized",
-			    sp->ks_err == EPERM ? "addresses hidden (kptr_restrict)"
-						: strerror(sp->ks_err));
+			    errno == EPERM ? "addresses hidden (kptr_restrict)" : strerror(errno));
+		if (sp->ks && sp->sym) {
+			const struct sym_stats *st = symbolizer_stats(sp->sym);
+
+			sp->user_stats = *st;
+			sp->user_sym = sp->sym;
+			sp->sym = NULL;
+		}
 	}
-	sp->sym = symbolizer_new(sp->pt, sp->sc, sp->ks, sp->o.offsets ? SYM_KERNEL_OFFSETS : 0);
+	if (!sp->sym)
+		sp->sym = symbolizer_new(sp->pt, sp->sc, sp->ks,
+					 sp->o.offsets ? SYM_KERNEL_OFFSETS : 0);
 	return sp->sym;
 }
 
@@ -243,7 +241,7 @@ int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 			     const uint64_t *ips, int n, struct frame *frames)
 {
-	struct symbolizer *sym = symbolizer(sp);
+	struct symbolizer *sym = symbolizer(sp, false);
 
 	return sym ? symbolize_user(sym, pid, gen, ips, n, frames) : 0;
 }
@@ -318,7 +316,7 @@ static int thread_frames(const struct stackpipe *sp, struct symbolizer *sym, str
 int stackpipe_add(struct stackpipe *sp, const struct stack_sample *smp)
 {
 	struct frame fr[PIPE_MAX_FRAMES];
-	struct symbolizer *sym = symbolizer(sp);
+	struct symbolizer *sym = symbolizer(sp, smp->nk > 0 || (smp->has_waker && smp->wnk > 0));
 	char task[2][40];
 	int n = 0, inl_room = PIPE_INLINED_MAX;
 
@@ -362,7 +360,7 @@ int stackpipe_write(struct stackpipe *sp, FILE *f, const struct stackpipe_report
 void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events,
 		     uint64_t taken, uint64_t lost, uint64_t lost_stacks)
 {
-	const struct sym_stats *st = sp->sym ? symbolizer_stats(sp->sym) : NULL;
+	struct sym_stats st = sp->user_stats;
 	const struct unwind_stats *us = unwinder_stats(sp->uw);
 	char label[64];
 
@@ -382,9 +380,13 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 	snprintf(label, sizeof(label), "lost %s", events);
 	session_count(s, label, lost, SESSION_LOSS);
 	session_count(s, "lost stacks", lost_stacks, SESSION_LOSS);
-	snprintf(label, sizeof(label), "of %llu frames unsymbolized",
-		 (unsigned long long)(st ? st->frames : 0));
-	session_count(s, label, st ? st->unsymbolized : 0, 0);
+	if (sp->sym) {
+		st.frames += symbolizer_stats(sp->sym)->frames;
+		st.unsymbolized += symbolizer_stats(sp->sym)->unsymbolized;
+		st.inlined += symbolizer_stats(sp->sym)->inlined;
+	}
+	snprintf(label, sizeof(label), "of %llu frames unsymbolized", (unsigned long long)st.frames);
+	session_count(s, label, st.unsymbolized, 0);
 	if (sp->sb)
 		session_count(s, "mmap/exec records lost", sideband_lost(sp->sb),
 			      SESSION_LOSS | SESSION_IF_ANY);
@@ -396,7 +398,7 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 		debug("source lines: %llu addresses looked up in DWARF in %.3f s, %llu found, %llu "
 		      "inlined frames added; %llu binaries with DWARF, %llu without",
 		      (unsigned long long)ss->lookups, ss->ns / 1e9, (unsigned long long)ss->found,
-		      (unsigned long long)st->inlined, (unsigned long long)ss->binaries,
+		      (unsigned long long)st.inlined, (unsigned long long)ss->binaries,
 		      (unsigned long long)ss->no_dwarf);
 		if (ss->over_limit)
 			msg("source lines: %llu frames left without (DWARF's time budget of %.1f s or "

@@ -6,7 +6,8 @@
  *
  * assembled once over the side-band (exits, execs and mmaps while the
  * run lasts), the process table, the per-binary symbol and unwind caches,
- * and kallsyms (read on a thread while the capture runs).  A stack taken
+ * and kallsyms (read when the first kernel frame needs a name, never when
+ * none does).  A stack taken
  * whole by the kernel is read from the BPF stack store (bpf/stacks.h) by
  * handle; a user-stack snapshot is unwound here with the binary's tables,
  * either aggregated (stackpipe_add_snapshots) or one at a time as records
@@ -97,8 +98,7 @@ void stackpipe_free(struct stackpipe *sp);
 int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_decode_fn decode,
 			    void *ctx);
 /* Once the capture is attached: the address spaces of the processes that
- * exist now (the session's -p pids, or all when it follows no command),
- * and kallsyms on a thread. */
+ * exist now (the session's -p pids, or all when it follows no command). */
 void stackpipe_start(struct stackpipe *sp);
 const struct stackagg *stackpipe_unwound(const struct stackpipe *sp);
 /* Windows: the snapshots of a slot (stack_snapshot.slot), how many were

@@ -42,6 +42,41 @@ TEST(strpool_interns_once)
 	strpool_free(NULL);
 }
 
+TEST(strpool_intern_n_and_ids)
+{
+	struct strpool *sp = strpool_new();
+	const char *text[200], *out[200], *again[200];
+	size_t lens[200];
+	char bufs[200][16];
+
+	CHECK(sp);
+	/* more than one batch, with repeats inside a batch and across them */
+	for (int i = 0; i < 200; i++) {
+		snprintf(bufs[i], sizeof(bufs[i]), "fn%dxyz", i % 70);
+		text[i] = bufs[i];
+		lens[i] = strlen(bufs[i]) - 3;	/* "fnN": not NUL-terminated there */
+	}
+	CHECK_INT(strpool_intern_n(sp, 200, text, lens, out), 0);
+	CHECK_INT(strpool_count(sp), 70);
+	for (int i = 0; i < 200; i++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "fn%d", i % 70);
+		CHECK_STR(out[i], want);
+		CHECK(out[i] == out[i % 70]);
+		CHECK(out[i] == strpool_intern(sp, want));
+		/* numbered in the order first interned */
+		CHECK_INT(strpool_id(out[i]), i % 70);
+		CHECK(strpool_get(sp, strpool_id(out[i])) == out[i]);
+	}
+	CHECK(strpool_get(sp, 70) == NULL);
+	CHECK_INT(strpool_intern_n(sp, 200, text, lens, again), 0);
+	CHECK(!memcmp(out, again, sizeof(out)));
+	CHECK_INT(strpool_intern_n(sp, 0, text, lens, again), 0);
+	CHECK_INT(strpool_count(sp), 70);
+	strpool_free(sp);
+}
+
 TEST(stackagg_merges_equal_keys)
 {
 	struct stackagg *a = stackagg_new();

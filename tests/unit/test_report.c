@@ -228,7 +228,64 @@ TEST(stacks_many)
 	stacks_free(s);
 }
 
+/* The packed-key sort gives stacks_entry_cmp()'s order, ties by address
+ * included, and the model remembers it is sorted until a new entry. */
+TEST(stacks_sort_order_and_flag)
+{
+	struct stacks *s = stacks_new();
+	unsigned int seed = 7;
+	int err = 0;
+
+	CHECK(!stacks_is_sorted(s));
+	for (int i = 0; i < 3000; i++) {
+		struct frame fr[12];
+		char names[12][16];
+		unsigned int depth = 1 + (seed = seed * 1103515245 + 12345) % 12;
+
+		for (unsigned int d = 0; d < depth; d++) {
+			seed = seed * 1103515245 + 12345;
+			/* few names, so that many stacks share prefixes and names;
+			 * names that are prefixes of others ("a" < "a_") */
+			snprintf(names[d], sizeof(names[d]), "%s%u", (seed >> 8) % 2 ? "a" : "a_",
+				 (seed >> 12) % 5);
+			fr[d] = (struct frame){ names[d], (enum frame_kind)((seed >> 20) % 5) };
+			fr[d].addr = (seed >> 24) % 3;	/* equal by name, apart by address */
+		}
+		err |= stacks_add(s, fr, depth, 1);
+	}
+	CHECK_INT(err, 0);
+	stacks_sort(s);
+	CHECK(stacks_is_sorted(s));
+	for (size_t i = 1; i < stacks_count(s); i++)
+		if (stacks_entry_cmp(stacks_get(s, i - 1), stacks_get(s, i)) >= 0) {
+			CHECK(!"sorted as stacks_entry_cmp() orders");
+			break;
+		}
+	/* adding to an entry keeps the order; a new entry does not */
+	const struct stack_entry *e = stacks_get(s, 0);
+	CHECK_INT(stacks_add(s, e->frames, e->depth, 5), 0);
+	CHECK(stacks_is_sorted(s));
+	CHECK_INT(add_path(s, "zz;new", 1), 0);
+	CHECK(!stacks_is_sorted(s));
+	stacks_sort(s);
+	CHECK(stacks_is_sorted(s));
+	CHECK_STR(stacks_get(s, stacks_count(s) - 1)->frames[0].name, "zz");
+	stacks_free(s);
+}
+
 /* ---- folded ------------------------------------------------------------------ */
+
+/* folded_parse() of len bytes (which may hold NULs). */
+static struct stacks *folded_parse_n(const char *text, size_t len, int *err, size_t *bad_line)
+{
+	struct stacks *s = stacks_new();
+	FILE *f = fmemopen((void *)text, len, "r");
+
+	*err = s && f ? report_folded_read(f, s, bad_line) : -ENOMEM;
+	if (f)
+		fclose(f);
+	return s;
+}
 
 /* Names others chose reach a terminal with no control byte of theirs:
  * C0, DEL, C1 (U+009B: CSI) and stray bytes escaped, UTF-8 kept. */
@@ -421,6 +478,114 @@ TEST(folded_read_long_line)
 	CHECK_INT(e ? (int)e->frames[n - 11].kind : -1, FRAME_USER);
 	CHECK_STR(e ? e->frames[n - 1].name : NULL, "frame_4999");
 	CHECK_INT(e ? (int)e->frames[n - 1].kind : -1, FRAME_KERNEL);
+	free(text);
+	stacks_free(s);
+}
+
+/* A line sharing a prefix with the one before takes that line's frames
+ * up to the prefix: cut at every kind of boundary, the frames read are
+ * those of each line alone. */
+TEST(folded_read_shared_prefixes)
+{
+	const char *text =
+		"a;bc;d 1\n"
+		"a;b 2\n"		/* "a;b" is a prefix of "a;bc": b is new */
+		"a;b;c 3\n"		/* all of "a;b" shared, ';' included */
+		"a;b 4\n"		/* the same as two lines up */
+		"a;b 5\n"		/* the same as the line before */
+		"a;b_[k] 6\n"		/* shared up to the suffix */
+		"a;b_[k];x 7\n"
+		"a;b_[k]x 8\n"		/* a suffix that is not one */
+		"ab;c 9\n"
+		"a;;c 10\n"		/* an empty frame */
+		"a; 11\n";
+	int err;
+	size_t bad = 0;
+	struct stacks *s = folded_parse(text, &err, &bad);
+
+	CHECK_INT(err, 0);
+	CHECK_INT(stacks_total(s), 66);
+	stacks_sort(s);
+	char *out = folded_str(s);
+	CHECK_STR(out,
+		  "a; 11\n"
+		  "a;;c 10\n"
+		  "a;b 11\n"
+		  "a;b;c 3\n"
+		  "a;b_[k] 6\n"
+		  "a;b_[k];x 7\n"
+		  "a;b_[k]x 8\n"
+		  "a;bc;d 1\n"
+		  "ab;c 9\n");
+	free(out);
+	stacks_free(s);
+}
+
+TEST(folded_read_huge_counts_and_nul)
+{
+	int err;
+	size_t bad = 0;
+	struct stacks *s = folded_parse("a;b 18446744073709551615\na;b 7\nc 1\n", &err, &bad);
+
+	/* the largest count reads; sums saturate */
+	CHECK_INT(err, 0);
+	CHECK_INT(stacks_count(s), 2);
+	CHECK(stacks_get(s, 0)->value == UINT64_MAX);
+	CHECK(stacks_total(s) == UINT64_MAX);
+	stacks_free(s);
+
+	s = folded_parse("a 1\na 18446744073709551616\n", &err, &bad);
+	CHECK_INT(err, -EINVAL);
+	CHECK_INT(bad, 2);
+	stacks_free(s);
+
+	/* a NUL byte anywhere in a line makes it malformed */
+	static const char nul[] = "a;b 1\nc\0d 2\ne 3\n";
+	s = folded_parse_n(nul, sizeof(nul) - 1, &err, &bad);
+	CHECK_INT(err, -EINVAL);
+	CHECK_INT(bad, 2);
+	stacks_free(s);
+	static const char nul2[] = "a;b 1\nc 2\0\n";
+	s = folded_parse_n(nul2, sizeof(nul2) - 1, &err, &bad);
+	CHECK_INT(err, -EINVAL);
+	CHECK_INT(bad, 2);
+	stacks_free(s);
+}
+
+/* Input is read in blocks: lines that straddle them, a stack of 200000
+ * frames on a line longer than a block, and a last line without a newline
+ * all read whole. */
+TEST(folded_read_blocks_and_deep_stack)
+{
+	size_t cap = 8 << 20, len = 0, lines = 0;
+	char *text = malloc(cap);
+	uint64_t want = 0;
+	int err;
+
+	CHECK(text);
+	if (!text)
+		return;
+	for (int i = 0; len < (3 << 20); i++, lines++) {
+		len += (size_t)sprintf(text + len, "proc;main;worker_%d;leaf_%d_[k] %d\n", i % 500, i, i + 1);
+		want += (uint64_t)i + 1;
+	}
+	for (int d = 0; d < 200000; d++)
+		len += (size_t)sprintf(text + len, "%sdeep_%d", d ? ";" : "", d);
+	len += (size_t)sprintf(text + len, " 5\nlast;line 9");
+	want += 5 + 9;
+	struct stacks *s = folded_parse_n(text, len, &err, NULL);
+	CHECK_INT(err, 0);
+	CHECK_INT(stacks_count(s), lines + 2);
+	CHECK(stacks_total(s) == want);
+	const struct stack_entry *e = stacks_get(s, lines);
+	CHECK_INT(e ? e->depth : 0, 200000);
+	CHECK_STR(e ? e->frames[199999].name : NULL, "deep_199999");
+	CHECK_INT(e ? (int)e->value : 0, 5);
+	e = stacks_get(s, lines - 1);
+	CHECK_INT(e ? (int)e->frames[3].kind : -1, FRAME_KERNEL);
+	CHECK_INT(e ? (int)e->value : 0, (int)lines);
+	e = stacks_get(s, lines + 1);
+	CHECK_STR(e ? e->frames[1].name : NULL, "line");
 	free(text);
 	stacks_free(s);
 }

@@ -98,6 +98,7 @@ static void say_costs(struct graph_run *r, uint64_t calls)
 {
 	struct bpf_program *progs[] = { r->skel->progs.on_entry, r->skel->progs.on_entry_str,
 					r->skel->progs.on_exit, r->skel->progs.on_late };
+	double cpu = cpu_seconds() - r->cpu0;
 
 	for (size_t i = 0; r->stats_fd >= 0 && i < ARRAY_SIZE(progs); i++) {
 		struct bpf_prog_info info = {};
@@ -109,8 +110,8 @@ static void say_costs(struct graph_run *r, uint64_t calls)
 		      (unsigned long long)info.run_cnt, (double)info.run_time_ns / info.run_cnt);
 	}
 	if (calls)
-		debug("graph in user space: %.3f s CPU while tracing, %.0f ns per call",
-		      cpu_seconds() - r->cpu0, (cpu_seconds() - r->cpu0) * 1e9 / calls);
+		debug("graph in user space: %.3f s CPU while tracing, %.0f ns per call", cpu,
+		      cpu * 1e9 / calls);
 }
 
 static int parse_args(struct graph_run *r, int argc, char **argv)

@@ -317,3 +317,20 @@ test_exit_status_and_signals() {
 	timeout 30 "$SS" graph --func x -p 999999999 2>err.txt && fail "missing pid accepted"
 	grep -q 999999999 err.txt || fail "message: $(cat err.txt)"
 }
+
+# -v: each program's runs (the kernel's run-time statistics) and graph's
+# own CPU per call
+test_verbose_costs() {
+	timeout 60 "$SS" graph -v --func small -o out.txt -- "$GW/graph_bench.nop5" 1000 2>err.txt ||
+		fail "exit $?: $(grep -v '^libbpf' err.txt | tail -3)"
+	grep -q 'no BPF run-time statistics' err.txt && skip "$(grep 'no BPF run-time' err.txt)"
+	grep -qE '^stackscope: BPF program on_entry: 1000 runs, [0-9]+ ns each$' err.txt ||
+		fail "entry: $(grep 'BPF program' err.txt)"
+	grep -qE '^stackscope: BPF program on_exit: 1000 runs, [0-9]+ ns each$' err.txt ||
+		fail "exit: $(grep 'BPF program' err.txt)"
+	! grep -q 'BPF program on_late' err.txt || fail "a late program ran: $(grep on_late err.txt)"
+	grep -qE '^stackscope: graph in user space: [0-9.]+ s CPU while tracing, [0-9]+ ns per call$' err.txt ||
+		fail "user space: $(grep -v '^libbpf' err.txt | tail -5)"
+	grep -q '^stackscope: 2 uprobes attached .*; 1 of 1 functions on a 5-byte nop$' err.txt ||
+		fail "attach line: $(grep attached err.txt)"
+}

@@ -6,7 +6,7 @@
 # build) and a bpftrace uprobe + uretprobe pair, in one run; then where a
 # traced call's time goes.
 #
-#   REPS=3 CALLS=1000000 bench/graph.sh build
+#   REPS=3 CALLS=1000000 [TOOLS="base ssn ..."] bench/graph.sh build
 #
 # The workload is tests/workloads/graph/graph_bench N: main calls small()
 # N times and nothing else, built
@@ -38,7 +38,8 @@
 # cost a little themselves, so not in the timed runs) and graph's own CPU
 # per call; one run counts the uprobe (336) and uretprobe (335) system
 # calls of the workload, which say whether the kernel took its fast paths.
-# REPS repetitions (default 3), tools interleaved, medians reported.
+# REPS repetitions (default 3), tools interleaved, medians reported;
+# TOOLS runs only some of them (names as in one() below).
 # Wall times are taken with `date +%s%N` around each run.  The machine is
 # noisy: read the ratios.  Exits 0 whatever it measures.
 #
@@ -46,7 +47,7 @@
 # which also installs uftrace and bpftrace).  A missing tool is skipped.
 set -uo pipefail
 
-usage() { echo "usage: [REPS=N] [CALLS=N] $0 BUILD_DIR" >&2; exit 2; }
+usage() { echo "usage: [REPS=N] [CALLS=N] [TOOLS=\"base sys ss ssn ssp ssc uftrace bt btn cnt1 cnt2\"] $0 BUILD_DIR" >&2; exit 2; }
 [ $# -le 1 ] || usage
 case "${1:-}" in -h|--help) usage ;; esac
 BUILD=${1:-build}
@@ -128,6 +129,12 @@ one() {	# TOOL N
 tools="base sys ss ssn ssp ssc"
 [ -n "$UFTRACE" ] && tools="$tools uftrace"
 [ -n "$BPFTRACE" ] && tools="$tools bt btn cnt1 cnt2"
+if [ -n "${TOOLS:-}" ]; then	# a subset, e.g. TOOLS="base ssn btn cnt1 cnt2"
+	for t in $TOOLS; do
+		[[ " $tools " == *" $t "* ]] || { echo "TOOLS: $t is not one of: $tools" >&2; exit 2; }
+	done
+	tools=$TOOLS
+fi
 read -r -a tool_list <<<"$tools"
 echo "stackscope graph bench: graph_bench builds, $CALLS calls (and $SMALL), $REPS repetitions, tools interleaved: $tools"
 both_sizes() {	# TOOL REP
@@ -171,8 +178,8 @@ fi
 # ---- figures -----------------------------------------------------------------
 declare -A ns wall
 for t in base sys ss ssn ssp ssc uftrace bt btn cnt1 cnt2; do
-	big=$(median <"$tmp/results.$t.$CALLS" 2>/dev/null || echo nan)
-	small=$(median <"$tmp/results.$t.$SMALL" 2>/dev/null || echo nan)
+	big=$(median 2>/dev/null <"$tmp/results.$t.$CALLS" || echo nan)
+	small=$(median 2>/dev/null <"$tmp/results.$t.$SMALL" || echo nan)
 	wall[$t]=$big
 	if isnum "$big" && isnum "$small"; then
 		ns[$t]=$(calc "($big - $small) * 1e9 / ($CALLS - $SMALL)")
@@ -183,7 +190,7 @@ done
 for t in ss ssn ssp ssc uftrace bt btn cnt1 cnt2; do	# the tracer's own cost: minus the untraced call
 	isnum "${ns[$t]}" && isnum "${ns[base]}" && ns[$t]=$(calc "${ns[$t]} - ${ns[base]}")
 done
-for t in bpf_entry bpf_exit user; do ns[$t]=$(median <"$tmp/results.$t" 2>/dev/null || echo nan); done
+for t in bpf_entry bpf_exit user; do ns[$t]=$(median 2>/dev/null <"$tmp/results.$t" || echo nan); done
 
 fmt_ns() { isnum "$1" && awk -v v="$1" 'BEGIN { printf(v < 100 && v > -100 ? "%.1f ns" : "%.0f ns", v) }' || echo n/a; }
 fmt_us() { isnum "$1" && awk -v v="$1" 'BEGIN { printf(v < 10000 && v > -10000 ? "%.2f us" : "%.1f us", v / 1000) }' || echo n/a; }

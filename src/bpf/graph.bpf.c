@@ -69,12 +69,17 @@ extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz, const void *unsafe_p
 static __always_inline int entry(struct pt_regs *ctx, bool sleepable)
 {
 	__u32 fid = (__u32)bpf_get_attach_cookie(ctx);
-	struct graph_func *f = bpf_map_lookup_elem(&funcs, &fid);
-	__u32 mask = f ? f->str_mask : 0;
+	struct graph_func *f;
+	__u32 mask = 0;
 	struct graph_entry *e;
 
 	if (!active)
 		return 0;
+	/* only functions with string arguments run the sleepable program */
+	if (sleepable) {
+		f = bpf_map_lookup_elem(&funcs, &fid);
+		mask = f ? f->str_mask : 0;
+	}
 	if (mask)
 		e = bpf_ringbuf_reserve(&events, sizeof(struct graph_entry_strs), 0);
 	else
@@ -112,7 +117,6 @@ static __always_inline int entry(struct pt_regs *ctx, bool sleepable)
 				e->slen[i] = bpf_probe_read_user_str(es->str[i], sz, (void *)e->regs[i]);
 		}
 	}
-	stat_inc(&stats, GSTAT_EVENTS);
 	bpf_ringbuf_submit(e, ringbuf_wakeup_flags(&events, wakeup_bytes));
 	return 0;
 }
@@ -146,7 +150,6 @@ int on_exit(struct pt_regs *ctx)
 	fill_head(&e->h, GRAPH_EXIT, fid);
 	e->rax = ctx->ax;
 	e->sp = ctx->sp;
-	stat_inc(&stats, GSTAT_EVENTS);
 	bpf_ringbuf_submit(e, ringbuf_wakeup_flags(&events, wakeup_bytes));
 	return 0;
 }
@@ -195,7 +198,6 @@ int on_late(struct pt_regs *ctx)
 		if (!bpf_probe_read_user(&e->vals[i], size, (void *)addr))
 			e->ok |= 1u << i;
 	}
-	stat_inc(&stats, GSTAT_EVENTS);
 	bpf_ringbuf_submit(e, ringbuf_wakeup_flags(&events, wakeup_bytes));
 	return 0;
 }
@@ -214,7 +216,6 @@ int BPF_PROG(on_thread_exit, struct task_struct *p)
 		return 0;
 	}
 	fill_head(h, GRAPH_THREAD_EXIT, 0);
-	stat_inc(&stats, GSTAT_EVENTS);
 	bpf_ringbuf_submit(h, ringbuf_wakeup_flags(&events, wakeup_bytes));
 	return 0;
 }

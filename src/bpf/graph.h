@@ -81,7 +81,6 @@ struct graph_late_spec {
 };
 
 enum graph_stat {
-	GSTAT_EVENTS,		/* records queued */
 	GSTAT_LOST,		/* records the ring buffer had no room for */
 	GSTAT_MAX,
 };

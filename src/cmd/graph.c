@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -54,7 +55,8 @@ static const char usage_text[] =
 "  --format FMT       text (default) or json (Chrome / Perfetto trace events)\n"
 "  -o FILE            write there instead of stdout\n"
 "  -d SECONDS         stop after this long\n"
-"  -v                 say more (signatures, unreadable arguments, attach time)\n";
+"  -v                 say more (signatures, unreadable arguments, attach time, the\n"
+"                     BPF programs' and graph's own CPU time per call)\n";
 
 struct graph_run {
 	struct session_opts o;
@@ -69,11 +71,48 @@ struct graph_run {
 	struct graph_fn *fns;
 	struct dwfunc **sigs;
 	size_t with_dwarf, lates;
+	size_t nop5;		/* functions probed on their entry's 5-byte nop */
 	struct graph_bpf *skel;
 	size_t nprobes;
 	struct graphtree *tree;
 	int event_err;
+	int stats_fd;		/* -v: BPF run-time statistics on while held */
+	double cpu0;		/* -v: own CPU seconds when the probes went live */
 };
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* -v: where the time of a traced call goes, besides the probes' own
+ * traps or trampolines: each BPF program's run time (the kernel's
+ * statistics, on for this run) and graph's CPU in user space (the ring
+ * buffer read, the tree, the writer), per call. */
+static void say_costs(struct graph_run *r, uint64_t calls)
+{
+	struct bpf_program *progs[] = { r->skel->progs.on_entry, r->skel->progs.on_entry_str,
+					r->skel->progs.on_exit, r->skel->progs.on_late };
+	double cpu = cpu_seconds() - r->cpu0;
+
+	for (size_t i = 0; r->stats_fd >= 0 && i < ARRAY_SIZE(progs); i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len) || !info.run_cnt)
+			continue;
+		debug("BPF program %s: %llu runs, %.0f ns each", bpf_program__name(progs[i]),
+		      (unsigned long long)info.run_cnt, (double)info.run_time_ns / info.run_cnt);
+	}
+	if (calls)
+		debug("graph in user space: %.3f s CPU while tracing, %.0f ns per call", cpu,
+		      cpu * 1e9 / calls);
+}
 
 static int parse_args(struct graph_run *r, int argc, char **argv)
 {
@@ -382,9 +421,13 @@ static int load_and_attach(struct graph_run *r, struct session *s)
 			err = -errno;
 			goto out;
 		}
-		pr[np++] = (struct probe){ PROBE_EXIT, mod, r->fs.funcs[i].off, i };
+		/* both on the same instruction: one breakpoint (or, on a
+		 * 5-byte nop, one call into the kernel's trampoline) serves
+		 * the entry and hooks the return */
+		pr[np++] = (struct probe){ PROBE_EXIT, mod, r->fs.funcs[i].probe_off, i };
 		pr[np++] = (struct probe){ gf.str_mask ? PROBE_ENTRY_STR : PROBE_ENTRY, mod,
-					   r->fs.funcs[i].off, i };
+					   r->fs.funcs[i].probe_off, i };
+		r->nop5 += r->fs.funcs[i].nop5;
 		if (!sig || !sig->nlate || r->no_args ||
 		    elfsyms_vaddr_to_off(r->fs.mods[mod].es, sig->late_addr, &late_off))
 			continue;
@@ -405,9 +448,15 @@ static int load_and_attach(struct graph_run *r, struct session *s)
 		goto out;
 	if (attach_program(s, r->skel->progs.on_thread_exit))
 		msg("calls left open by an exiting thread stay open");
+	if (verbose) {
+		r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (r->stats_fd < 0)
+			debug("no BPF run-time statistics: %s", strerror(errno));
+		r->cpu0 = cpu_seconds();
+	}
 	r->skel->bss->active = true;
-	debug("%zu uprobes attached in %.3f s (%s)", r->nprobes, now_sec() - t0,
-	      multi ? "multi-links" : "one perf event each");
+	debug("%zu uprobes attached in %.3f s (%s); %zu of %zu functions on a 5-byte nop",
+	      r->nprobes, now_sec() - t0, multi ? "multi-links" : "one perf event each", r->nop5, n);
 out:
 	free(pr);
 	return err;
@@ -533,7 +582,7 @@ static int setup(struct graph_run *r, struct session *s)
 
 int cmd_graph(int argc, char **argv)
 {
-	struct graph_run r = {};
+	struct graph_run r = { .stats_fd = -1 };
 	struct session *s = NULL;
 	int ret, err;
 
@@ -568,12 +617,17 @@ int cmd_graph(int argc, char **argv)
 		session_count(s, "lost events", lost, SESSION_LOSS);
 		session_count(s, "calls without a return", st->no_return + st->open_at_end, 0);
 		session_count(s, "returns without a call", st->orphans, 0);
+		session_count(s, "functions on 5-byte nops (fast path)", r.nop5, 0);
+		if (verbose)
+			say_costs(&r, st->calls);
 	}
 	ret = session_end(s, err);
 out:
 	session_free(s);
 	graphtree_free(r.tree);
 	graph_bpf__destroy(r.skel);
+	if (r.stats_fd >= 0)
+		close(r.stats_fd);
 	for (size_t i = 0; r.sigs && i < r.fs.nfuncs; i++)
 		dwfunc_free(r.sigs[i]);
 	free(r.sigs);

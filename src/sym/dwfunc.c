@@ -364,12 +364,14 @@ static int describe_type(Dwarf_Die *die, struct dwtype *out)
 /* The address a debugger stops at for func: past the prologue, where an
  * -O0 build has stored its arguments in their stack slots.  The first line
  * row marked prologue_end, else the second distinct row in the function;
- * 0 when the line table does not say. */
+ * 0 when the line table does not say.  The function's first row is not
+ * always at its start: with -pg -mfentry gcc opens it after the entry's
+ * nop (or call), before the prologue. */
 static uint64_t after_prologue(Dwarf_Die *func, uint64_t low)
 {
 	Dwarf_Die cu;
 	Dwarf_Lines *lines;
-	Dwarf_Addr high, best = 0, second = 0;
+	Dwarf_Addr high, best = 0, first = 0, second = 0;
 	size_t n;
 
 	if (dwarf_highpc(func, &high) || !dwarf_diecu(func, &cu, NULL, NULL) ||
@@ -380,16 +382,20 @@ static uint64_t after_prologue(Dwarf_Die *func, uint64_t low)
 		Dwarf_Addr a;
 		bool pe = false, stmt = false, end = false;
 
-		if (!l || dwarf_lineaddr(l, &a) || a <= low || a >= high)
+		if (!l || dwarf_lineaddr(l, &a) || a < low || a >= high)
 			continue;
 		dwarf_lineendsequence(l, &end);
 		dwarf_linebeginstatement(l, &stmt);
 		if (end || !stmt)
 			continue;
-		if (!dwarf_lineprologueend(l, &pe) && pe && (!best || a < best))
+		if (a > low && !dwarf_lineprologueend(l, &pe) && pe && (!best || a < best))
 			best = a;
-		if (!second || a < second)
+		if (!first || a < first) {
+			second = first && first != a ? first : second;
+			first = a;
+		} else if (a != first && (!second || a < second)) {
 			second = a;
+		}
 	}
 	return best ? best : second;
 }

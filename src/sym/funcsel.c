@@ -291,7 +291,8 @@ static int add_func(struct funcsel *fs, size_t mod, const struct elfsym_info *si
 		fs->funcs = p;
 		*cap = c;
 	}
-	fs->funcs[fs->nfuncs++] = (struct funcsel_func){ mod, si->name, si->addr, off };
+	fs->funcs[fs->nfuncs++] = (struct funcsel_func){ mod, si->name, si->addr, off, si->size,
+							  off, false };
 	return 0;
 }
 
@@ -361,6 +362,76 @@ static int keep_boundaries(struct funcsel *fs, bool unsafe)
 	return 0;
 }
 
+/* The length of the nop (0f 1f /0, "nopl/nopw m", after 0x66 prefixes)
+ * at code, or 0 when there is none (or it does not fit in n). */
+static size_t nop_len(const uint8_t *code, size_t n)
+{
+	size_t i = 0, len;
+	unsigned mod, rm;
+
+	while (i < n && i < 4 && code[i] == 0x66)
+		i++;
+	if (i + 3 > n || code[i] != 0x0f || code[i + 1] != 0x1f || ((code[i + 2] >> 3) & 7))
+		return 0;
+	mod = code[i + 2] >> 6;
+	rm = code[i + 2] & 7;
+	len = i + 3;
+	if (mod == 3)
+		return 0;			/* a register operand: not the nop form */
+	if (rm == 4) {				/* a SIB byte */
+		if (len >= n)
+			return 0;
+		if (mod == 0 && (code[len] & 7) == 5)
+			len += 4;		/* no base: disp32 */
+		len++;
+	} else if (mod == 0 && rm == 5) {
+		len += 4;			/* rip-relative disp32 */
+	}
+	len += mod == 1 ? 1 : mod == 2 ? 4 : 0;
+	return len <= n ? len : 0;
+}
+
+int funcsel_entry_nop5(const uint8_t *code, size_t n)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	size_t at = n >= 4 && !memcmp(code, endbr64, 4) ? 4 : 0;
+
+	return nop_len(code + at, n - at) == 5 ? (int)at : -1;
+}
+
+/* Moves each function's probes onto the 5-byte nop it begins with, if
+ * any, as its first bytes in the file say.  The kernel patches the nop
+ * with a 5-byte call, which it does only within one page. */
+static void find_entry_nops(struct funcsel *fs)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	for (size_t m = 0; m < fs->nmods; m++) {
+		int fd = -1;
+
+		for (size_t i = 0; i < fs->nfuncs; i++) {
+			struct funcsel_func *fn = &fs->funcs[i];
+			uint8_t code[9];
+			ssize_t got;
+			int at;
+
+			if (fn->module != m)
+				continue;
+			if (fd < 0 && (fd = open_regular(fs->mods[m].path, NULL)) < 0)
+				break;
+			got = pread(fd, code, fn->size < sizeof(code) ? fn->size : sizeof(code),
+				    (off_t)fn->off);
+			at = got > 0 ? funcsel_entry_nop5(code, (size_t)got) : -1;
+			if (at < 0 || (page > 5 && (fn->off + at) % page > (uint64_t)page - 5))
+				continue;
+			fn->probe_off = fn->off + at;
+			fn->nop5 = true;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 int funcsel_resolve(struct funcsel *fs, const char *exe, pid_t pid, char **funcs, int nfuncs,
 		    char **notrace, int nnotrace, bool unsafe)
 {
@@ -419,7 +490,10 @@ int funcsel_resolve(struct funcsel *fs, const char *exe, pid_t pid, char **funcs
 	}
 	if (fs->nfuncs > 1)
 		qsort(fs->funcs, fs->nfuncs, sizeof(*fs->funcs), func_cmp);
-	return keep_boundaries(fs, unsafe);
+	err = keep_boundaries(fs, unsafe);
+	if (!err)
+		find_entry_nops(fs);
+	return err;
 }
 
 void funcsel_free(struct funcsel *fs)

@@ -24,7 +24,11 @@ struct funcsel_func {
 	size_t module;		/* index in mods */
 	const char *name;	/* owned by the module's elfsyms */
 	uint64_t addr;		/* link-time virtual address */
-	uint64_t off;		/* file offset: the uprobe's */
+	uint64_t off;		/* file offset of the function's start */
+	uint64_t size;		/* bytes, from the symbol */
+	uint64_t probe_off;	/* file offset of the entry and return probes: off,
+				 * or the 5-byte nop the function begins with */
+	bool nop5;		/* probe_off is that nop (the kernel's fast path) */
 };
 
 struct funcsel {
@@ -47,5 +51,15 @@ struct funcsel {
 int funcsel_resolve(struct funcsel *fs, const char *exe, pid_t pid, char **funcs, int nfuncs,
 		    char **notrace, int nnotrace, bool unsafe);
 void funcsel_free(struct funcsel *fs);
+
+/* Where in the n bytes of code a function begins with (its first bytes,
+ * from the file) a 5-byte nop sits that a uprobe can be placed on: 0 for
+ * a nop first (gcc -pg -mfentry -mnop-mcount, clang
+ * -fpatchable-function-entry=5), 4 for endbr64 then the nop (the same
+ * with -fcf-protection); -1 when there is none.  A uprobe on such a nop
+ * becomes a call into a trampoline on kernels with optimized uprobes
+ * (x86-64, 6.18) instead of a trap; the argument registers and the stack
+ * pointer there are those of the function's first instruction. */
+int funcsel_entry_nop5(const uint8_t *code, size_t n);
 
 #endif

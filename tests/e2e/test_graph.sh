@@ -85,18 +85,72 @@ TREE
 	done
 }
 
+# expected_O0 in the block order of normalise: per thread, sorted by text
+want_O0() {
+	{ expected_O0 | sed -n '1,/} = 0; \/\* main \*\//p'; expected_O0 | sed '1,/} = 0; \/\* main \*\//d'; } |
+		awk '/^  \|  (main|worker)\(/ { n++ } { b[n] = b[n] $0 "\n" } END { for (i = 1; i <= n; i++) printf "%s%c", b[i], 0 }' |
+		sort -z | tr -d '\0'
+}
+
 test_tree_with_arguments_recursion_longjmp_threads() {
 	timeout 60 "$SS" graph --func '*' -o out.txt -- "$GW/graph_wl" 2>err.txt ||
 		fail "graph exited $?: $(cat err.txt)"
 	normalise out.txt >got.txt
-	expected_O0 | awk 'BEGIN { RS = ""; ORS = "" } { print }' >/dev/null
-	# the same block order as normalise: main's block, then the workers by text
-	{ expected_O0 | sed -n '1,/} = 0; \/\* main \*\//p'; expected_O0 | sed '1,/} = 0; \/\* main \*\//d'; } |
-		awk '/^  \|  (main|worker)\(/ { n++ } { b[n] = b[n] $0 "\n" } END { for (i = 1; i <= n; i++) printf "%s%c", b[i], 0 }' |
-		sort -z | tr -d '\0' >want.txt
+	want_O0 >want.txt
 	diff -u want.txt got.txt >diff.txt || fail "tree differs: $(head -30 diff.txt)"
 	grep -q '^stackscope graph: 46 calls traced, 23 functions probed, 23 with DWARF signatures, 0 lost events' err.txt ||
 		fail "summary: $(cat err.txt)"
+	grep -q ', 0 functions on 5-byte nops (fast path)' err.txt || fail "fast path count: $(cat err.txt)"
+}
+
+# The same program built -pg -mfentry -mnop-mcount: every function but
+# nothing() begins with a 5-byte nop, after endbr64 in the -fcf-protection
+# build.  Probed there, the tree is the plain build's to the byte
+# (arguments read at the nop, the late probe's doubles, returns), and
+# nothing() keeps the probe on its first instruction.
+test_nop_entry_builds_give_the_same_tree() {
+	want_O0 >want.txt
+	for b in graph_wl.nop5 graph_wl.cet; do
+		timeout 60 "$SS" graph --func '*' -o "$b.txt" -- "$GW/$b" 2>"$b.err" ||
+			fail "$b: graph exited $?: $(cat "$b.err")"
+		normalise "$b.txt" >"$b.got"
+		diff -u want.txt "$b.got" >diff.txt || fail "$b: tree differs: $(head -30 diff.txt)"
+		grep -q '^stackscope graph: 46 calls traced, 23 functions probed, 23 with DWARF signatures, 0 lost events, .*, 22 functions on 5-byte nops (fast path)' "$b.err" ||
+			fail "$b: summary: $(cat "$b.err")"
+	done
+}
+
+# bytes FILE_OR_MEM ADDR N: N bytes at ADDR, in hex, space-separated
+bytes_at() { dd if="$1" bs=1 skip="$2" count="$3" iflag=skip_bytes 2>/dev/null | od -An -tx1 | xargs; }
+
+# On the 5-byte nop the kernel replaces the breakpoint by a call into its
+# trampoline (optimized uprobes); after the run the nop is back.
+test_nop_probe_becomes_a_call_and_is_restored() {
+	local bin=$GW/graph_bench.nop5 addr pid
+	addr=$(nm "$bin" | awk '$3 == "small" { print $1 }')
+	[ -n "$addr" ] || fail "no symbol small in $bin"
+	[ "$(bytes_at "$bin" $((0x$addr - 0x400000)) 5)" = "0f 1f 44 00 00" ] || fail "not a nop5 build"
+	"$bin" 2000000000 &
+	pid=$!
+	wait_for "runs_exe $pid '$bin'"
+	"$SS" graph -p $pid --func small -o out.txt 2>err.txt &
+	ss=$!
+	# the breakpoint goes in (cc), then the first call has the kernel
+	# patch it into a call (e8) to its trampoline
+	first_byte() { bytes_at /proc/$pid/mem $((0x$addr)) 1; }
+	wait_for '[ "$(first_byte)" = e8 ] || ! kill -0 $ss 2>/dev/null' 30
+	first=$(first_byte)
+	kill -INT $ss
+	wait $ss
+	rc=$?
+	after=$(bytes_at /proc/$pid/mem $((0x$addr)) 5)
+	kill $pid
+	wait $pid 2>/dev/null
+	[ $rc = 0 ] || fail "graph exit $rc: $(cat err.txt)"
+	grep -q ', 1 functions on 5-byte nops (fast path)' err.txt || fail "summary: $(cat err.txt)"
+	[ "$first" = e8 ] || fail "small() begins with $first while traced, not a call (e8)"
+	[ "$after" = "0f 1f 44 00 00" ] || fail "small() begins with $after after the run"
+	grep -qE '\|  small\(x=[0-9]+\) = [0-9]+;$' out.txt || fail "no calls: $(head -3 out.txt)"
 }
 
 test_O2_unreadable_values_are_marked_not_guessed() {
@@ -262,4 +316,21 @@ test_exit_status_and_signals() {
 	grep -q 'small(x=0) = 1;' sig.txt || fail "no output after SIGINT: $(head -3 sig.txt)"
 	timeout 30 "$SS" graph --func x -p 999999999 2>err.txt && fail "missing pid accepted"
 	grep -q 999999999 err.txt || fail "message: $(cat err.txt)"
+}
+
+# -v: each program's runs (the kernel's run-time statistics) and graph's
+# own CPU per call
+test_verbose_costs() {
+	timeout 60 "$SS" graph -v --func small -o out.txt -- "$GW/graph_bench.nop5" 1000 2>err.txt ||
+		fail "exit $?: $(grep -v '^libbpf' err.txt | tail -3)"
+	grep -q 'no BPF run-time statistics' err.txt && skip "$(grep 'no BPF run-time' err.txt)"
+	grep -qE '^stackscope: BPF program on_entry: 1000 runs, [0-9]+ ns each$' err.txt ||
+		fail "entry: $(grep 'BPF program' err.txt)"
+	grep -qE '^stackscope: BPF program on_exit: 1000 runs, [0-9]+ ns each$' err.txt ||
+		fail "exit: $(grep 'BPF program' err.txt)"
+	! grep -q 'BPF program on_late' err.txt || fail "a late program ran: $(grep on_late err.txt)"
+	grep -qE '^stackscope: graph in user space: [0-9.]+ s CPU while tracing, [0-9]+ ns per call$' err.txt ||
+		fail "user space: $(grep -v '^libbpf' err.txt | tail -5)"
+	grep -q '^stackscope: 2 uprobes attached .*; 1 of 1 functions on a 5-byte nop$' err.txt ||
+		fail "attach line: $(grep attached err.txt)"
 }

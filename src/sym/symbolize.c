@@ -331,7 +331,7 @@ static const struct srcline_chain *chain_of(struct symbolizer *s, uint32_t pid,
 	return srcmap_lookup(s->src, u->mod, alt, u->offset);
 }
 
-int symbolize_user_src(struct symbolizer *s, uint32_t pid, uint32_t gen,
+int symbolize_user_src(struct symbolizer *s, uint32_t pid, uint64_t gen,
 		       const uint64_t *ips, int n, struct frame *out, int max)
 {
 	int extra = max - n, m = 0;

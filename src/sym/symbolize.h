@@ -48,7 +48,7 @@ int symbolize_user(struct symbolizer *s, uint32_t pid, uint64_t gen,
  * out has room: at most max frames in all, every ip keeping its own.
  * Frames without a symbol get no DWARF look-up.  Returns the number
  * written. */
-int symbolize_user_src(struct symbolizer *s, uint32_t pid, uint32_t gen,
+int symbolize_user_src(struct symbolizer *s, uint32_t pid, uint64_t gen,
 		       const uint64_t *ips, int n, struct frame *out, int max);
 const struct sym_stats *symbolizer_stats(const struct symbolizer *s);
 /* What DWARF look-ups found; NULL before the first. */

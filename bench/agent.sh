@@ -7,7 +7,9 @@
 # The machine is kept busy by one CPU-bound `demo` per online CPU for the
 # whole benchmark.  Then, REPS times, alternating which goes first:
 #   - stackscope profile --every 10s -F 99 -o DIR/cpu-%s.pb.gz (system-wide;
-#     every window symbolized, written as pprof, kept bounded);
+#     every window symbolized, written as pprof, kept bounded), with user
+#     stacks copied and unwound here (the default), then with --unwind fp
+#     (walked and counted in the kernel);
 #   - perf record -F 99 -a -g -o perf.data (system-wide; perf only writes
 #     raw samples, it symbolizes nothing while it records).
 # Each runs WARM seconds (start-up: reading /proc, the first unwind tables),
@@ -77,8 +79,12 @@ measure() {
 ss_run() {
 	rm -rf "$tmp/w"
 	mkdir "$tmp/w"
-	measure ss "$SS" profile --every 10s -F "$HZ" -o "$tmp/w/cpu-%s.pb.gz"
-	tail -1 "$tmp/ss.err" | sed 's/^/  /'
+	measure ss "$SS" profile --every 10s -F "$HZ" -o "$tmp/w/cpu-%s.pb.gz" || return
+	tail -1 "$tmp/ss.err" | sed 's/^/  default: /'
+	rm -rf "$tmp/w"
+	mkdir "$tmp/w"
+	measure ssfp "$SS" profile --every 10s -F "$HZ" --unwind fp -o "$tmp/w/cpu-%s.pb.gz" || return
+	tail -1 "$tmp/ssfp.err" | sed 's/^/  --unwind fp: /'
 }
 perf_run() {
 	measure perf "$PERF" record -q -F "$HZ" -a -g -o "$tmp/perf.data"
@@ -98,9 +104,11 @@ done
 
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ss=$(median "$tmp/ss")
-printf '%-44s %8s %% of one core (runs: %s)\n' "stackscope profile --every 10s (own CPU)" "$ss" "$(tr '\n' ' ' <"$tmp/ss")"
+ssfp=$(median "$tmp/ssfp")
+printf '%-52s %8s %% of one core (runs: %s)\n' "stackscope profile --every 10s (own CPU)" "$ss" "$(tr '\n' ' ' <"$tmp/ss")"
+printf '%-52s %8s %% of one core (runs: %s)\n' "stackscope profile --every 10s --unwind fp (own CPU)" "$ssfp" "$(tr '\n' ' ' <"$tmp/ssfp")"
 if [ -n "$PERF" ] && [ -s "$tmp/perf" ]; then
 	pf=$(median "$tmp/perf")
-	printf '%-44s %8s %% of one core (runs: %s)\n' "perf record -F $HZ -a -g (own CPU)" "$pf" "$(tr '\n' ' ' <"$tmp/perf")"
-	awk -v a="$ss" -v b="$pf" 'BEGIN { if (b > 0) printf "ratio stackscope / perf: %.2f\n", a / b }'
+	printf '%-52s %8s %% of one core (runs: %s)\n' "perf record -F $HZ -a -g (own CPU)" "$pf" "$(tr '\n' ' ' <"$tmp/perf")"
+	awk -v a="$ss" -v f="$ssfp" -v b="$pf" 'BEGIN { if (b > 0) printf "ratio to perf: %.2f (default), %.2f (--unwind fp)\n", a / b, f / b }'
 fi

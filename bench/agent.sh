@@ -15,6 +15,8 @@
 # Each runs WARM seconds (start-up: reading /proc, the first unwind tables),
 # then SECS seconds measured: the utime+stime the tool's process gained in
 # them (/proc/PID/stat, every thread of it), as a percentage of one core.
+# (perf record's own work at exit, build-ids, comes after the measured
+# span; this perf aborts on SIGINT now and then, which does not matter.)
 # The sampling itself runs in the timer interrupt of the sampled CPU and is
 # accounted to whatever ran there, not to either tool: what is compared is
 # what each tool's process costs on top.  Prints medians and the ratio.

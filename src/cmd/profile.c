@@ -501,7 +501,7 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
  * every program still running on the old one; the snapshots queued in the
  * old slot (the kernel counted them) are all read from the ring; then the
  * old slot is read and emptied. */
-static int close_window(void *ctx, struct session *s, struct stackpipe *sp, bool last)
+static int close_window(void *ctx, struct session *s, struct stackpipe *sp)
 {
 	struct profile_run *r = ctx;
 	unsigned int old = r->slot, next = !old;
@@ -544,7 +544,6 @@ static int close_window(void *ctx, struct session *s, struct stackpipe *sp, bool
 	if (err)
 		msg("window: emptying the old slot: %s", strerror(-err));
 	debug("window: %lld samples, closed in %.1f ms", (long long)n, (now_sec() - t0) * 1e3);
-	(void)last;
 	return err;
 }
 

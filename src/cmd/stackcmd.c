@@ -179,7 +179,7 @@ static int64_t realtime_ns(void)
 /* Closes the open window: the capture reads it into the pipeline, the
  * stacks become a pprof in memory, handed to the windows' outputs, and
  * the pipeline starts the next window with empty stacks. */
-static int close_window(struct winrun *w, bool last)
+static int close_window(struct winrun *w)
 {
 	char t[256], sub[256], when[32];
 	struct pprof_opts po = w->c->pprof;
@@ -192,7 +192,7 @@ static int close_window(struct winrun *w, bool last)
 	FILE *f;
 	int err;
 
-	err = w->c->window(w->ctx, w->s, w->sp, last);
+	err = w->c->window(w->ctx, w->s, w->sp);
 	if (err)
 		return err;
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&secs));
@@ -221,7 +221,7 @@ static int close_window(struct winrun *w, bool last)
 
 static int window_hook(void *ctx)
 {
-	return close_window(ctx, false);
+	return close_window(ctx);
 }
 
 #define LAST_PUSH_SECONDS 5.0	/* the push of what is queued at exit */
@@ -256,7 +256,7 @@ static int stackcmd_run_windows(struct stackcmd_opts *o, const struct stackcmd_c
 	if (!err)
 		err = session_drain(w.s);
 	if (!err)
-		err = close_window(&w, true);
+		err = close_window(&w);
 	if (w.win) {
 		windows_finish(w.win, LAST_PUSH_SECONDS);
 		if (!err)

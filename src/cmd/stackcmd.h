@@ -56,12 +56,12 @@ struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o);
  * snapshots to the pipeline and attaches; collect reads the results into
  * the pipeline (stackpipe_add) and counts them (stackpipe_count).
  * With windows (o->every), window instead closes the current window and
- * reads exactly what it holds into the pipeline (last: sampling is
- * detached, the rest is read), and count counts the whole run. */
+ * reads exactly what it holds into the pipeline (the last one once
+ * sampling is detached), and count counts the whole run. */
 struct stackcmd_capture {
 	int (*setup)(void *ctx, struct session *s, struct stackpipe *sp);
 	int (*collect)(void *ctx, struct session *s, struct stackpipe *sp);
-	int (*window)(void *ctx, struct session *s, struct stackpipe *sp, bool last);
+	int (*window)(void *ctx, struct session *s, struct stackpipe *sp);
 	int (*count)(void *ctx, struct session *s, struct stackpipe *sp);
 	const char *title;	/* "CPU profile" */
 	const char *subtitle;	/* "cpu-clock at 99 Hz" */

@@ -58,6 +58,7 @@ struct elfsyms {
 	unsigned char build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 	int debug_file;
+	uint64_t dev, ino;	/* of the file read (0/0: unknown) */
 };
 
 /* Per-section facts a symbol is checked against. */
@@ -701,6 +702,7 @@ struct elfsyms *elfsyms_open_fd(int fd, const char *name)
 	struct elffile f, dbg = { .fd = -1 };
 	struct elfsyms *es;
 	int err, got = 0;
+	struct stat st;
 
 	es = calloc(1, sizeof(*es));
 	if (!es)
@@ -713,6 +715,10 @@ struct elfsyms *elfsyms_open_fd(int fd, const char *name)
 	err = elffile_open(&f, fd, 0);
 	if (err)
 		goto free_es;
+	if (fstat(fd, &st) == 0) {
+		es->dev = st.st_dev;
+		es->ino = st.st_ino;
+	}
 	err = read_loads(es, &f);
 	if (err)
 		goto close_file;
@@ -875,6 +881,12 @@ size_t elfsyms_count(const struct elfsyms *es)
 int elfsyms_from_debug_file(const struct elfsyms *es)
 {
 	return es ? es->debug_file : 0;
+}
+
+bool elfsyms_same_file(const struct elfsyms *es, const struct stat *st)
+{
+	return (es->dev || es->ino) && (uint64_t)st->st_dev == es->dev &&
+	       (uint64_t)st->st_ino == es->ino;
 }
 
 void elfsyms_free(struct elfsyms *es)

@@ -45,6 +45,11 @@ struct elfsym_info {
 	bool func;		/* an STT_FUNC with a size (not @plt, not an ifunc) */
 };
 int elfsyms_symbol(const struct elfsyms *es, size_t i, struct elfsym_info *out);
+/* The file st describes (fstat) is the one es was read from: same device
+ * and inode.  What a second reader of elfsyms_name() checks before
+ * trusting that the name still leads to the same file. */
+struct stat;
+bool elfsyms_same_file(const struct elfsyms *es, const struct stat *st);
 /* Nonzero when the symbols came from a separate debug file. */
 int elfsyms_from_debug_file(const struct elfsyms *es);
 void elfsyms_free(struct elfsyms *es);

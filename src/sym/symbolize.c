@@ -90,9 +90,9 @@ void symbolizer_free(struct symbolizer *s)
 	free(s);
 }
 
-static uint64_t module_hash(const char *path, const struct binary_id *id)
+static uint64_t module_hash(const struct frame_module *m)
 {
-	return hash_bytes(path, strlen(path), 0) ^ hash_bytes(id->build_id, id->build_id_len, 1);
+	return hash_bytes(m->path, strlen(m->path), 0) ^ hash_bytes(m->build_id, m->build_id_len, 1);
 }
 
 static bool module_eq(const void *entry, const void *key)
@@ -103,16 +103,22 @@ static bool module_eq(const void *entry, const void *key)
 	       !memcmp(a->build_id, b->build_id, a->build_id_len);
 }
 
-/* The module of a mapping: its path and the build id the kernel saw. */
-static const struct frame_module *module_of(struct symbolizer *s, const struct mapping *m)
+/* The module of a mapping: its path and the build id of the file read
+ * for it (es; NULL: none). */
+static const struct frame_module *module_of(struct symbolizer *s, const struct mapping *m,
+					    const struct elfsyms *es)
 {
 	struct frame_module key = { .path = m->path };
+	size_t len = 0;
+	const unsigned char *bid = es ? elfsyms_build_id(es, &len) : NULL;
 	struct frame_module *own;
 	uint64_t h;
 
-	key.build_id_len = m->id.build_id_len <= sizeof(key.build_id) ? m->id.build_id_len : 0;
-	memcpy(key.build_id, m->id.build_id, key.build_id_len);
-	h = module_hash(key.path, &m->id);
+	if (bid && len <= sizeof(key.build_id)) {
+		memcpy(key.build_id, bid, len);
+		key.build_id_len = len;
+	}
+	h = module_hash(&key);
 	own = htab_find(s->modules, h, &key, module_eq);
 	if (own)
 		return own;
@@ -223,7 +229,6 @@ static const char *user_name(struct symbolizer *s, uint32_t pid, uint64_t gen,
 	if (!m)
 		return "[unknown]";
 	off = look - m->start + m->pgoff;
-	*mod = module_of(s, m);
 	*offset = off;
 	if (!strcmp(m->path, "[vdso]")) {
 		es = vdso_syms(s);
@@ -232,6 +237,7 @@ static const char *user_name(struct symbolizer *s, uint32_t pid, uint64_t gen,
 			 (unsigned long long)m->start, (unsigned long long)m->end);
 		es = symcache_get(s->sc, m->path, alt, &m->id);
 	}
+	*mod = module_of(s, m, es);
 	name = es ? elfsyms_lookup(es, off, &sym_off) : NULL;
 	if (!name)
 		return intern_fmt(s, "[%s+0x%llx]", basename_of(m->path),

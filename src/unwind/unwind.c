@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "common.h"
 #include "hashtab.h"
 #include "sym/elfsyms.h"
@@ -130,6 +132,8 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 {
 	uint64_t h = mix64((uintptr_t)es);
 	struct table_entry *te = htab_find(u->tables, h, es, table_eq);
+	struct stat st;
+	int fd;
 
 	if (te)
 		return te->t;
@@ -141,7 +145,13 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 		free(te);
 		return NULL;
 	}
-	te->t = unwind_table_build(elfsyms_name(es), 0);
+	/* from the file the symbols were read from, not whatever its name
+	 * leads to now (the symbol cache knows files by inode) */
+	fd = open_regular(elfsyms_name(es), &st);
+	if (fd >= 0 && elfsyms_same_file(es, &st))
+		te->t = unwind_table_build_fd(fd, elfsyms_name(es), 0);
+	if (fd >= 0)
+		close(fd);
 	if (te->t)
 		u->stats.tables++;
 	else

@@ -316,12 +316,12 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 		msg("unwinding user stacks: %s", strerror(-sp->snap_err));
 	if (sp->unwound)
 		debug("unwound %llu snapshots (%llu more from the cache), %llu frames, "
-		      "%llu by frame pointer, %llu truncated; %llu tables built, %llu binaries "
-		      "without",
+		      "%llu by frame pointer (%llu where no file is mapped: JIT code), %llu "
+		      "truncated; %llu tables built, %llu binaries without",
 		      (unsigned long long)us->stacks, (unsigned long long)us->cache_hits,
 		      (unsigned long long)us->frames, (unsigned long long)us->fp_frames,
-		      (unsigned long long)us->truncated, (unsigned long long)us->tables,
-		      (unsigned long long)us->no_table);
+		      (unsigned long long)us->jit_frames, (unsigned long long)us->truncated,
+		      (unsigned long long)us->tables, (unsigned long long)us->no_table);
 	stacks_sort(sp->stacks);
 	session_count(s, events, taken, 0);
 	session_count(s, "stacks", stacks_count_named(sp->stacks), 0);
@@ -335,5 +335,6 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 		session_count(s, "mmap/exec records lost", sideband_lost(sp->sb),
 			      SESSION_LOSS | SESSION_IF_ANY);
 	if (sp->sym)
-		debug("%zu binaries symbolized", symbolizer_binaries(sp->sym));
+		debug("%zu binaries symbolized, %llu addresses named by perf maps",
+		      symbolizer_binaries(sp->sym), (unsigned long long)st->jit);
 }

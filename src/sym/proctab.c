@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "common.h"
 #include "hashtab.h"
@@ -16,6 +17,8 @@ struct aspace {
 	struct mapping *maps;
 	size_t n, cap;
 	bool proc_loaded;	/* /proc/PID/maps read into it, or never to be */
+	bool uid_known;
+	uint32_t uid;		/* the process's owner (its /proc/PID's) */
 };
 
 /* Every address space a pid had while the run lasted, oldest first. */
@@ -191,12 +194,28 @@ static struct aspace *begin_aspace(struct proc *p, uint64_t time)
 	return as;
 }
 
+/* as's owner from /proc/PID, when as is the newest (/proc shows no other) */
+static void note_owner(struct proc *p, struct aspace *as)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u", p->pid);
+	if (as == &p->as[p->nas - 1] && stat(path, &st) == 0) {
+		as->uid = st.st_uid;
+		as->uid_known = true;
+	}
+}
+
 int proctab_exec(struct proctab *pt, uint32_t pid, uint64_t time)
 {
 	struct proc *p = get(pt, pid);
+	struct aspace *as;
 
-	if (!p || !begin_aspace(p, time))
+	if (!p || !(as = begin_aspace(p, time)))
 		return -ENOMEM;
+	/* a set-user-ID program changes it */
+	note_owner(p, as);
 	return 0;
 }
 
@@ -218,6 +237,7 @@ int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time)
 		/* a parent from before the run, not read: the child's /proc
 		 * shows the same mappings while it has no exec */
 		to->proc_loaded = false;
+		note_owner(child, to);
 		return 0;
 	}
 	from = before(parent, time + 1);
@@ -242,6 +262,8 @@ int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time)
 	 * /proc (or an exec we saw), /proc must not be read for the child;
 	 * if not, the child's /proc is its own only while it has no exec. */
 	to->proc_loaded = from->proc_loaded || parent->nas > 1;
+	to->uid = from->uid;
+	to->uid_known = from->uid_known;
 	return 0;
 }
 
@@ -301,6 +323,7 @@ int proctab_load_maps(struct proctab *pt, uint32_t pid, FILE *f)
 int proctab_load_proc(struct proctab *pt, uint32_t pid)
 {
 	char path[64];
+	struct stat st;
 	struct proc *p;
 	int err;
 	FILE *f;
@@ -316,6 +339,11 @@ int proctab_load_proc(struct proctab *pt, uint32_t pid)
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
+	/* the owner of /proc/PID/maps is the process's, as of /proc/PID */
+	if (fstat(fileno(f), &st) == 0) {
+		p->as[p->nas - 1].uid = st.st_uid;
+		p->as[p->nas - 1].uid_known = true;
+	}
 	err = proctab_load_maps(pt, pid, f);
 	fclose(f);
 	return err;
@@ -369,4 +397,20 @@ const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t ge
 	    proctab_load_proc(pt, pid) == 0)
 		m = aspace_find(&p->as[p->nas - 1], addr);
 	return m;
+}
+
+int proctab_owner(struct proctab *pt, uint32_t pid, uint64_t gen, uint32_t *uid)
+{
+	struct proc *p = lookup(pt, pid);
+	struct aspace *as;
+
+	if (!p)
+		return -ENOENT;
+	as = before(p, gen ? gen : pt->traced_since);
+	if (!as->uid_known)
+		note_owner(p, as);
+	if (!as->uid_known)
+		return -ENOENT;
+	*uid = as->uid;
+	return 0;
 }

@@ -61,5 +61,9 @@ int proctab_load_all(struct proctab *pt);
  * saw, after which /proc may show another process. */
 const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t gen, uint64_t addr);
 size_t proctab_count(const struct proctab *pt);
+/* The uid owning the process in that address space, noted from /proc/PID
+ * when the address space began (or when read), or now if it is the newest
+ * and still there.  0 or -ENOENT (unknown). */
+int proctab_owner(struct proctab *pt, uint32_t pid, uint64_t gen, uint32_t *uid);
 
 #endif

@@ -7,6 +7,7 @@
 #include "strpool.h"
 #include "sym/demangle.h"
 #include "sym/elfsyms.h"
+#include "sym/perfmap.h"
 #include "sym/symbolize.h"
 #include "sym/vdso.h"
 
@@ -40,6 +41,7 @@ struct symbolizer {
 	struct htab *modules;	/* of struct frame_module, owned, by path and build id */
 	struct elfsyms *vdso;
 	int vdso_tried;
+	struct perfmaps *jit;	/* perf maps, for code no file maps */
 	struct sym_stats stats;
 };
 
@@ -57,7 +59,8 @@ struct symbolizer *symbolizer_new(struct proctab *pt, struct symcache *sc,
 	s->names = strpool_new();
 	s->ucache = htab_new(2048);
 	s->modules = htab_new(64);
-	if (!s->names || !s->ucache || !s->modules) {
+	s->jit = perfmaps_new();
+	if (!s->names || !s->ucache || !s->modules || !s->jit) {
 		symbolizer_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -71,6 +74,7 @@ void symbolizer_free(struct symbolizer *s)
 		return;
 	strpool_free(s->names);
 	elfsyms_free(s->vdso);
+	perfmaps_free(s->jit);
 	if (s->ucache) {
 		size_t pos = 0;
 		struct uname *u;
@@ -226,8 +230,13 @@ static const char *user_name(struct symbolizer *s, uint32_t pid, uint64_t gen,
 	char alt[96];
 
 	*unsym = 1;
-	if (!m)
-		return "[unknown]";
+	if (!m) {
+		/* no file: JIT code, named by the process's perf map */
+		name = perfmaps_lookup(s->jit, s->pt, pid, gen, look, offset);
+		*unsym = !name;
+		s->stats.jit += !!name;
+		return name ? strpool_intern(s->names, name) : "[unknown]";
+	}
 	off = look - m->start + m->pgoff;
 	*offset = off;
 	if (!strcmp(m->path, "[vdso]")) {

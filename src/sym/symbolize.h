@@ -22,6 +22,7 @@ struct sym_stats {
 	uint64_t frames;	/* frames named */
 	uint64_t unsymbolized;	/* of which without a symbol */
 	uint64_t tracer_dropped;/* tracer frames removed from kernel stacks */
+	uint64_t jit;		/* named by a perf map (sym/perfmap.h) */
 };
 
 struct symbolizer;

@@ -188,8 +188,9 @@ static int apply_mmap2(struct proctab *pt, const struct perf_event_header *hdr, 
 
 	if (hdr->size < sizeof(*hdr) + sizeof(*b) || !memchr(b->filename, 0, max))
 		return 0;
-	if (b->filename[0] != '/' && strcmp(b->filename, "[vdso]"))
-		return 0;	/* anonymous, heap, stack, JIT */
+	/* anonymous ("//anon": JIT code, named by perf maps), heap, stack */
+	if ((b->filename[0] != '/' || b->filename[1] == '/') && strcmp(b->filename, "[vdso]"))
+		return 0;
 	/* Device and inode, always: no build id was asked for.  The misc
 	 * bit that would say otherwise is not ours to trust: the kernel
 	 * sets it on the record it shares among the events it writes an

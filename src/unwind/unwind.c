@@ -159,9 +159,10 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 	return te->t;
 }
 
-/* Where pc is: the binary's table row for it (NULL: no table covers it). */
+/* Where pc is: the binary's table row for it (NULL: no table covers it;
+ * *no_file: no file is mapped there either, e.g. JIT code). */
 static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint64_t gen,
-					uint64_t pc, uint64_t *vaddr)
+					uint64_t pc, uint64_t *vaddr, bool *no_file)
 {
 	const struct mapping *m = proctab_find(u->pt, pid, gen, pc);
 	const struct unwind_table *t;
@@ -169,6 +170,7 @@ static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint64
 	const struct elfsyms *es;
 	char alt[96];
 
+	*no_file = !m;
 	if (!m)
 		return NULL;
 	if (!strcmp(m->path, "[vdso]")) {
@@ -304,6 +306,7 @@ static int walk(struct unwinder *u, uint32_t pid, uint64_t gen, const struct unw
 	while (n < max) {
 		const struct unwind_row *row = NULL;
 		uint64_t pc, vaddr = 0, prev_sp = r.sp;
+		bool no_file = false;
 		enum step st;
 
 		ips[n++] = r.ip;
@@ -311,15 +314,21 @@ static int walk(struct unwinder *u, uint32_t pid, uint64_t gen, const struct unw
 		pc = exact ? r.ip : r.ip - 1;
 		exact = false;
 		if (u->mode != UNWIND_FP)
-			row = row_for(u, pid, gen, pc, &vaddr);
+			row = row_for(u, pid, gen, pc, &vaddr, &no_file);
 		if (row && row->cfa_rule == UNWIND_CFA_SIGNAL)
 			ips[n - 1] |= SYM_IP_SIGNAL;
-		if (row)
+		if (row) {
 			st = step_row(row, vaddr, s, &r, &exact);
-		else if (u->mode == UNWIND_TABLES)
-			st = STEP_TRUNCATED;
-		else
+		} else if (no_file && u->mode != UNWIND_FP) {
+			/* code no file holds (a JIT's) has no table to have:
+			 * one frame-pointer step, whatever the mode */
+			u->stats.jit_frames++;
 			st = step_fp(u, s, &r);
+		} else if (u->mode == UNWIND_TABLES) {
+			st = STEP_TRUNCATED;
+		} else {
+			st = step_fp(u, s, &r);
+		}
 		if (st == STEP_END)
 			return n;
 		/* the stack grows down: a caller's frame is above */

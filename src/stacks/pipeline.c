@@ -43,6 +43,7 @@ static int sync_sideband(void *ctx)
 {
 	struct stackpipe *sp = ctx;
 
+	proctab_collect(sp->pt, false);
 	sideband_sync(sp->sb, sp->pt);
 	return 0;
 }
@@ -127,6 +128,11 @@ static int on_snapshot(void *arg, void *data, size_t size)
 	if (err && !sp->snap_err)
 		sp->snap_err = err;
 	return 0;
+}
+
+void stackpipe_forget_unsampled(struct stackpipe *sp)
+{
+	proctab_forget_unsampled(sp->pt);
 }
 
 int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_decode_fn decode,
@@ -334,6 +340,15 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 	if (sp->sb)
 		session_count(s, "mmap/exec records lost", sideband_lost(sp->sb),
 			      SESSION_LOSS | SESSION_IF_ANY);
+	if (sp->sb) {
+		size_t procs, exited, dropped;
+
+		proctab_collect(sp->pt, true);
+		proctab_stats(sp->pt, &procs, &exited, &dropped);
+		debug("processes: %zu kept, %zu of them exited (sampled), %zu dropped after "
+		      "exiting unsampled; %zu binaries loaded", procs, exited, dropped,
+		      symcache_count(sp->sc));
+	}
 	if (sp->sym)
 		debug("%zu binaries symbolized, %llu addresses named by perf maps",
 		      symbolizer_binaries(sp->sym), (unsigned long long)st->jit);

@@ -59,6 +59,7 @@ struct elfsyms {
 	size_t build_id_len;
 	int debug_file;
 	uint64_t dev, ino;	/* of the file read (0/0: unknown) */
+	bool capped;		/* more symbols than ELFSYMS_MAX_SYMS */
 };
 
 /* Per-section facts a symbol is checked against. */
@@ -366,6 +367,11 @@ static int read_symtab(struct elfsyms *es, struct elffile *f, size_t idx)
 			s.end = sec->addr + sec->size > s.addr ? sec->addr + sec->size : s.addr + 1;
 		s.bind = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
 		s.func = type == STT_FUNC && sym.st_size;
+		/* one binary's table is bounded, whatever the file holds */
+		if (es->n >= ELFSYMS_MAX_SYMS || es->names_len >= ELFSYMS_MAX_NAME_BYTES) {
+			es->capped = true;
+			continue;
+		}
 		if (add_sym(es, &s, name, NULL))
 			return -ENOMEM;
 		added++;
@@ -753,6 +759,10 @@ struct elfsyms *elfsyms_open_fd(int fd, const char *name)
 	if (err)
 		goto close_file;
 	elffile_close(&f);
+	if (es->capped)
+		msg("%s: more function symbols than the %u (or %u MiB of names) a binary's table "
+		    "holds: the rest left unnamed", es->name, ELFSYMS_MAX_SYMS,
+		    ELFSYMS_MAX_NAME_BYTES >> 20);
 	return es;
 
 close_file:

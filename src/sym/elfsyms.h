@@ -10,6 +10,11 @@
 
 struct elfsyms;
 
+/* The most a binary's table holds (a file with more is read up to there,
+ * said once): about 30 MiB at most per binary. */
+#define ELFSYMS_MAX_SYMS 250000u
+#define ELFSYMS_MAX_NAME_BYTES (16u << 20)
+
 /* Reads .symtab (or, when stripped, the .symtab of a separate debug file
  * found by build id or .gnu_debuglink) and .dynsym, the PT_LOAD headers
  * and the GNU build id.  An entry point no symbol covers (ld.so's, a

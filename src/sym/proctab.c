@@ -19,6 +19,7 @@ struct aspace {
 	bool proc_loaded;	/* /proc/PID/maps read into it, or never to be */
 	bool uid_known;
 	uint32_t uid;		/* the process's owner (its /proc/PID's) */
+	bool used;		/* a lookup found it (proctab_forget_unsampled) */
 };
 
 /* Every address space a pid had while the run lasted, oldest first. */
@@ -26,12 +27,15 @@ struct proc {
 	uint32_t pid;		/* never 0: pid 0 has no user space */
 	struct aspace *as;	/* as[0] begins at 0: what the pid was before */
 	uint32_t nas;
+	uint8_t exit_seen;	/* collections since its exit record (0: none) */
 };
 
 struct proctab {
 	struct htab *procs;	/* of struct proc, owned, by mix64(pid) */
 	struct strpool *paths;
 	uint64_t traced_since;	/* proctab_set_traced_since() */
+	bool forget_unsampled;
+	size_t exited, dropped;	/* exited processes kept; dropped */
 };
 
 struct proctab *proctab_new(void)
@@ -227,6 +231,10 @@ int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time)
 
 	if (!child)
 		return -ENOMEM;
+	if (child->exit_seen) {
+		child->exit_seen = 0;	/* a new process under the pid */
+		pt->exited--;
+	}
 	/* what the pid was before this fork is not for /proc to say */
 	child->as[0].proc_loaded = true;
 	to = begin_aspace(child, time);
@@ -392,10 +400,13 @@ const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t ge
 			return NULL;
 	}
 	as = before(p, gen ? gen : pt->traced_since);
+	as->used = true;
 	m = aspace_find(as, addr);
 	if (!m && !as->proc_loaded && as == &p->as[p->nas - 1] &&
 	    proctab_load_proc(pt, pid) == 0)
 		m = aspace_find(&p->as[p->nas - 1], addr);
+	if (m)
+		((struct mapping *)m)->used = true;	/* ours: in an aspace */
 	return m;
 }
 
@@ -413,4 +424,103 @@ int proctab_owner(struct proctab *pt, uint32_t pid, uint64_t gen, uint32_t *uid)
 		return -ENOENT;
 	*uid = as->uid;
 	return 0;
+}
+
+/* An exited process's mappings that no lookup found go. */
+static void compact(struct proc *p)
+{
+	for (uint32_t i = 0; i < p->nas; i++) {
+		struct aspace *as = &p->as[i];
+		size_t keep = 0;
+
+		for (size_t j = 0; j < as->n; j++)
+			if (as->maps[j].used)
+				as->maps[keep++] = as->maps[j];
+		as->n = keep;
+		if (!keep) {
+			free(as->maps);
+			as->maps = NULL;
+			as->cap = 0;
+		} else if (keep < as->cap) {
+			struct mapping *v = realloc(as->maps, keep * sizeof(*v));
+
+			if (v) {
+				as->maps = v;
+				as->cap = keep;
+			}
+		}
+	}
+}
+
+void proctab_forget_unsampled(struct proctab *pt)
+{
+	pt->forget_unsampled = true;
+}
+
+int proctab_exit(struct proctab *pt, uint32_t pid, uint64_t time)
+{
+	struct proc *p = lookup(pt, pid);
+
+	/* unknown, or the exit of an older process under the pid */
+	if (!p || p->exit_seen || (time && p->as[p->nas - 1].begin > time))
+		return 0;
+	p->exit_seen = 1;
+	pt->exited++;
+	return 0;
+}
+
+size_t proctab_collect(struct proctab *pt, bool final)
+{
+	struct proc **gone = NULL;
+	size_t n = 0, cap = 0, pos = 0;
+	struct proc *p;
+
+	if (!pt->forget_unsampled)
+		return 0;
+	while ((p = htab_next(pt->procs, &pos))) {
+		bool used = false;
+
+		if (!p->exit_seen)
+			continue;
+		/* its last samples may still be in a ring buffer until a whole
+		 * drain has passed since its exit record was read */
+		if (p->exit_seen < 3 && !final) {
+			p->exit_seen++;
+			continue;
+		}
+		if (p->exit_seen > 3)
+			continue;	/* kept, compacted */
+		for (uint32_t i = 0; i < p->nas; i++)
+			used |= p->as[i].used;
+		if (used) {
+			compact(p);
+			p->exit_seen = 4;
+			continue;
+		}
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			struct proc **v = realloc(gone, c * sizeof(*v));
+
+			if (!v)
+				break;
+			gone = v;
+			cap = c;
+		}
+		gone[n++] = p;
+	}
+	for (size_t i = 0; i < n; i++) {
+		htab_remove(pt->procs, mix64(gone[i]->pid), &gone[i]->pid, proc_eq);
+		proc_free(gone[i]);
+	}
+	free(gone);
+	pt->exited -= n;
+	pt->dropped += n;
+	return n;
+}
+
+void proctab_stats(const struct proctab *pt, size_t *procs, size_t *exited, size_t *dropped)
+{
+	*procs = htab_count(pt->procs);
+	*exited = pt->exited;
+	*dropped = pt->dropped;
 }

@@ -58,6 +58,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
 		break;
 	default:
 		return LIBBPF_PERF_EVENT_CONT;
@@ -222,6 +223,10 @@ static int sideband_apply(struct sideband *sb, struct proctab *pt)
 		case PERF_RECORD_FORK:
 			if (t->pid != t->ppid)	/* a process, not a thread */
 				err = proctab_fork(pt, t->ppid, t->pid, time);
+			break;
+		case PERF_RECORD_EXIT:
+			if (t->pid == t->tid)	/* the process, not a thread */
+				err = proctab_exit(pt, t->pid, time);
 			break;
 		}
 	}

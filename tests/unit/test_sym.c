@@ -155,6 +155,20 @@ TEST(elfsyms_pie)
 	elfsyms_free(es);
 }
 
+/* A binary with more function symbols than a table holds is read up to
+ * the bound (said once), not to the end of its memory. */
+TEST(elfsyms_table_bounded)
+{
+	struct elfsyms *es = elfsyms_open(test_fixture("libmany.so"));
+
+	CHECK(es);
+	if (!es)
+		return;
+	CHECK(elfsyms_count(es) > ELFSYMS_MAX_SYMS / 2);
+	CHECK(elfsyms_count(es) <= ELFSYMS_MAX_SYMS);
+	elfsyms_free(es);
+}
+
 TEST(elfsyms_plt)
 {
 	struct elfsyms *es;

@@ -115,6 +115,10 @@ static int on_snapshot(void *arg, void *data, size_t size)
 
 	if (!sp->decode(data, size, &s, sp->decode_ctx))
 		return 0;
+	/* a process forked since the side-band was last read: its records
+	 * are waiting there (written before its first sample) */
+	if (sp->sb && s.pid && !proctab_known(sp->pt, s.pid))
+		sideband_sync(sp->sb, sp->pt);
 	n = unwind_stack(sp->uw, s.pid, s.gen, &s.regs, s.stack, s.size, ips, UNWIND_MAX_DEPTH,
 			 &trunc);
 	memcpy(comm, s.comm, 16);

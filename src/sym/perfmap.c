@@ -134,7 +134,8 @@ struct perfmap *perfmap_parse(const char *text, size_t len, size_t *bad, size_t 
 		}
 		p = nl ? nl + 1 : end;
 	}
-	qsort(pm->e, pm->n, sizeof(*pm->e), cmp_entry);
+	if (pm->n > 1)
+		qsort(pm->e, pm->n, sizeof(*pm->e), cmp_entry);
 	return pm;
 nomem:
 	perfmap_free(pm);

@@ -98,6 +98,11 @@ static struct proc *lookup(struct proctab *pt, uint32_t pid)
 	return htab_find(pt->procs, mix64(pid), &pid, proc_eq);
 }
 
+bool proctab_known(struct proctab *pt, uint32_t pid)
+{
+	return lookup(pt, pid) != NULL;
+}
+
 /* The process entry, created with one empty address space if new. */
 static struct proc *get(struct proctab *pt, uint32_t pid)
 {
@@ -393,7 +398,8 @@ const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t ge
 	struct aspace *as;
 
 	if (!p) {
-		if (gen || proctab_load_proc(pt, pid))
+		/* records lost, or not read yet: what /proc shows now */
+		if (proctab_load_proc(pt, pid))
 			return NULL;
 		p = lookup(pt, pid);
 		if (!p)

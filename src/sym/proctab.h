@@ -57,11 +57,12 @@ int proctab_load_all(struct proctab *pt);
 
 /* The mapping covering addr in the address space of pid that gen names
  * (the newest begun before gen; the newest mapping wins where they
- * overlap), or NULL.  A process never seen in a record is read from /proc
- * on first use, for gen 0 only: a later gen means a fork or exec this run
- * saw, after which /proc may show another process. */
+ * overlap), or NULL.  A process never seen in a record (records lost or
+ * not read yet) is read from /proc on first use. */
 const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t gen, uint64_t addr);
 size_t proctab_count(const struct proctab *pt);
+/* Some record or /proc read told of pid. */
+bool proctab_known(struct proctab *pt, uint32_t pid);
 
 /* Bounded long runs.  A process's exit record (proctab_exit) marks it;
  * with proctab_forget_unsampled() (every sample's user stack is looked up

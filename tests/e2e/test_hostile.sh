@@ -120,7 +120,7 @@ test_killed_run_leaves_no_temporary() {
 # frames below it are found by a frame-pointer step, with the binary's
 # tables or without (--unwind tables)
 test_jit_frames_named_by_perf_map() {
-	local pids=
+	pids=
 	trap 'rm -f $pids; kill $(jobs -p) 2>/dev/null' EXIT
 	for mode in auto tables; do
 		timeout 60 "$SS" profile -F 499 --per-pid --unwind $mode -o $mode.folded -- "$WL/jit/jit" 300 \
@@ -136,7 +136,7 @@ test_jit_frames_named_by_perf_map() {
 # large; malformed lines are skipped and counted, the good ones used; a
 # map owned by the process's own (non-root) user is read
 test_jit_hostile_perf_maps() {
-	local names="symlink owner huge garbage own" maps= n
+	names="symlink owner huge garbage own" maps=
 	trap 'rm -f $maps /tmp/perf-target.$$; kill $(jobs -p) 2>/dev/null' EXIT
 	for n in $names; do
 		if [ $n = own ]; then

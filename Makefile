@@ -34,7 +34,7 @@ UNITOBJS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.o,$(UNITSRCS))
 
 WLSRCS   := $(wildcard tests/workloads/*.c)
 
-.PHONY: all deps demo test bench clean check-tests install uninstall man
+.PHONY: all deps demo test bench soak clean check-tests install uninstall man
 all: $(BUILD)/stackscope
 
 deps:
@@ -98,6 +98,13 @@ bench:
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory all workloads
 	@bench/run.sh $(BUILD)
+
+# a long churn run (not in `make test`): RSS and fd slopes of the command
+# under test (SOAK_CMD, default system-wide profile) over SOAK_MINUTES (30)
+soak:
+	@scripts/deps.sh build
+	@$(MAKE) --no-print-directory all workloads
+	@scripts/soak.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(FUZZ_BUILD)

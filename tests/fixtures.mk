@@ -31,11 +31,20 @@ SYMFIX_DEBUG   := $(SYMFIX_DIR)/debug/.build-id/$(shell echo $(SYMFIX_BUILDID) |
 
 SYMFIX_BINS := $(addprefix $(SYMFIX_DIR)/, symbols-pie symbols-stripped \
 	symbols-linked symbols-nopie libsymbols.so symbols-nosyms symbols-entry \
-	symbols-trunc symbols-garbage symbols-text)
+	symbols-trunc symbols-garbage symbols-text libmany.so)
 SYMFIX_TRUTH := $(foreach n,pie nopie linked lib entry,$(addprefix $(SYMFIX_DIR)/$(n),.nm .load .plt))
 
 .PHONY: fixtures
 fixtures: $(SYMFIX_BINS) $(SYMFIX_DEBUG) $(SYMFIX_TRUTH)
+
+# libmany.so: 260,000 one-byte functions f0..f259999, more than a binary's
+# table holds (ELFSYMS_MAX_SYMS)
+$(SYMFIX_DIR)/libmany.so:
+	@mkdir -p $(@D)
+	awk 'BEGIN { print ".text"; for (i = 0; i < 260000; i++) \
+		printf ".globl f%d\n.type f%d,@function\nf%d: ret\n.size f%d,1\n", i, i, i, i }' >$@.s
+	$(CC) -shared -nostdlib $@.s -o $@
+	rm -f $@.s
 
 $(SYMFIX_DIR)/symbols-pie: $(SYMFIX_SRC)
 	@mkdir -p $(@D)

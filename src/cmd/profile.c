@@ -359,9 +359,11 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		return err;
 	}
 	err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
-	if (!err && snapshots_on(r))
+	if (!err && snapshots_on(r)) {
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
 					      decode_snapshot, r);
+		stackpipe_forget_unsampled(sp);
+	}
 	if (!err)
 		err = attach_program(s, skel->progs.on_fork);
 	if (!err)

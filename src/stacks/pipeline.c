@@ -47,6 +47,7 @@ static int sync_sideband(void *ctx)
 {
 	struct stackpipe *sp = ctx;
 
+	proctab_collect(sp->pt, false);
 	sideband_sync(sp->sb, sp->pt);
 	return 0;
 }
@@ -120,6 +121,10 @@ static int on_snapshot(void *arg, void *data, size_t size)
 		return 0;
 	s.slot &= 1;
 	sp->read[s.slot]++;
+	/* a process forked since the side-band was last read: its records
+	 * are waiting there (written before its first sample) */
+	if (sp->sb && s.pid && !proctab_known(sp->pt, s.pid))
+		sideband_sync(sp->sb, sp->pt);
 	n = unwind_stack(sp->uw, s.pid, s.gen, &s.regs, s.stack, s.size, ips, UNWIND_MAX_DEPTH,
 			 &trunc);
 	memcpy(comm, s.comm, 16);
@@ -133,6 +138,11 @@ static int on_snapshot(void *arg, void *data, size_t size)
 	if (err && !sp->snap_err)
 		sp->snap_err = err;
 	return 0;
+}
+
+void stackpipe_forget_unsampled(struct stackpipe *sp)
+{
+	proctab_forget_unsampled(sp->pt);
 }
 
 int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_decode_fn decode,
@@ -368,12 +378,12 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 		msg("unwinding user stacks: %s", strerror(-sp->snap_err));
 	if (sp->unwound[0])
 		debug("unwound %llu snapshots (%llu more from the cache), %llu frames, "
-		      "%llu by frame pointer, %llu truncated; %llu tables built, %llu binaries "
-		      "without",
+		      "%llu by frame pointer (%llu where no file is mapped: JIT code), %llu "
+		      "truncated; %llu tables built, %llu binaries without",
 		      (unsigned long long)us->stacks, (unsigned long long)us->cache_hits,
 		      (unsigned long long)us->frames, (unsigned long long)us->fp_frames,
-		      (unsigned long long)us->truncated, (unsigned long long)us->tables,
-		      (unsigned long long)us->no_table);
+		      (unsigned long long)us->jit_frames, (unsigned long long)us->truncated,
+		      (unsigned long long)us->tables, (unsigned long long)us->no_table);
 	stacks_sort(sp->stacks);
 	session_count(s, events, taken, 0);
 	session_count(s, "stacks", sp->stacks_done + stacks_count_named(sp->stacks), 0);
@@ -384,14 +394,25 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 		st.frames += symbolizer_stats(sp->sym)->frames;
 		st.unsymbolized += symbolizer_stats(sp->sym)->unsymbolized;
 		st.inlined += symbolizer_stats(sp->sym)->inlined;
+		st.jit += symbolizer_stats(sp->sym)->jit;
 	}
 	snprintf(label, sizeof(label), "of %llu frames unsymbolized", (unsigned long long)st.frames);
 	session_count(s, label, st.unsymbolized, 0);
 	if (sp->sb)
 		session_count(s, "mmap/exec records lost", sideband_lost(sp->sb),
 			      SESSION_LOSS | SESSION_IF_ANY);
+	if (sp->sb) {
+		size_t procs, exited, dropped;
+
+		proctab_collect(sp->pt, true);
+		proctab_stats(sp->pt, &procs, &exited, &dropped);
+		debug("processes: %zu kept, %zu of them exited (sampled), %zu dropped after "
+		      "exiting unsampled; %zu binaries loaded", procs, exited, dropped,
+		      symcache_count(sp->sc));
+	}
 	if (sp->sym)
-		debug("%zu binaries symbolized", symbolizer_binaries(sp->sym));
+		debug("%zu binaries symbolized, %llu addresses named by perf maps",
+		      symbolizer_binaries(sp->sym), (unsigned long long)st.jit);
 	if (sp->sym && symbolizer_src_stats(sp->sym)) {
 		const struct srcline_stats *ss = symbolizer_src_stats(sp->sym);
 

@@ -97,6 +97,11 @@ void stackpipe_free(struct stackpipe *sp);
  * gives them back.  Call before the capture is attached. */
 int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_decode_fn decode,
 			    void *ctx);
+/* Every user stack of the capture comes through those snapshots (none is
+ * symbolized later from a kernel map): a process that exits with no
+ * sample unwound is forgotten (sym/proctab.h), so that a long run's
+ * memory follows the live processes and the sampled ones. */
+void stackpipe_forget_unsampled(struct stackpipe *sp);
 /* Once the capture is attached: the address spaces of the processes that
  * exist now (the session's -p pids, or all when it follows no command). */
 void stackpipe_start(struct stackpipe *sp);

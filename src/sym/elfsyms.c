@@ -58,6 +58,8 @@ struct elfsyms {
 	unsigned char build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 	int debug_file;
+	uint64_t dev, ino;	/* of the file read (0/0: unknown) */
+	bool capped;		/* more symbols than ELFSYMS_MAX_SYMS */
 };
 
 /* Per-section facts a symbol is checked against. */
@@ -365,6 +367,11 @@ static int read_symtab(struct elfsyms *es, struct elffile *f, size_t idx)
 			s.end = sec->addr + sec->size > s.addr ? sec->addr + sec->size : s.addr + 1;
 		s.bind = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
 		s.func = type == STT_FUNC && sym.st_size;
+		/* one binary's table is bounded, whatever the file holds */
+		if (es->n >= ELFSYMS_MAX_SYMS || es->names_len >= ELFSYMS_MAX_NAME_BYTES) {
+			es->capped = true;
+			continue;
+		}
 		if (add_sym(es, &s, name, NULL))
 			return -ENOMEM;
 		added++;
@@ -701,6 +708,7 @@ struct elfsyms *elfsyms_open_fd(int fd, const char *name)
 	struct elffile f, dbg = { .fd = -1 };
 	struct elfsyms *es;
 	int err, got = 0;
+	struct stat st;
 
 	es = calloc(1, sizeof(*es));
 	if (!es)
@@ -713,6 +721,10 @@ struct elfsyms *elfsyms_open_fd(int fd, const char *name)
 	err = elffile_open(&f, fd, 0);
 	if (err)
 		goto free_es;
+	if (fstat(fd, &st) == 0) {
+		es->dev = st.st_dev;
+		es->ino = st.st_ino;
+	}
 	err = read_loads(es, &f);
 	if (err)
 		goto close_file;
@@ -747,6 +759,10 @@ struct elfsyms *elfsyms_open_fd(int fd, const char *name)
 	if (err)
 		goto close_file;
 	elffile_close(&f);
+	if (es->capped)
+		msg("%s: more function symbols than the %u (or %u MiB of names) a binary's table "
+		    "holds: the rest left unnamed", es->name, ELFSYMS_MAX_SYMS,
+		    ELFSYMS_MAX_NAME_BYTES >> 20);
 	return es;
 
 close_file:
@@ -875,6 +891,12 @@ size_t elfsyms_count(const struct elfsyms *es)
 int elfsyms_from_debug_file(const struct elfsyms *es)
 {
 	return es ? es->debug_file : 0;
+}
+
+bool elfsyms_same_file(const struct elfsyms *es, const struct stat *st)
+{
+	return (es->dev || es->ino) && (uint64_t)st->st_dev == es->dev &&
+	       (uint64_t)st->st_ino == es->ino;
 }
 
 void elfsyms_free(struct elfsyms *es)

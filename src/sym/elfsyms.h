@@ -10,6 +10,11 @@
 
 struct elfsyms;
 
+/* The most a binary's table holds (a file with more is read up to there,
+ * said once): about 30 MiB at most per binary. */
+#define ELFSYMS_MAX_SYMS 250000u
+#define ELFSYMS_MAX_NAME_BYTES (16u << 20)
+
 /* Reads .symtab (or, when stripped, the .symtab of a separate debug file
  * found by build id or .gnu_debuglink) and .dynsym, the PT_LOAD headers
  * and the GNU build id.  An entry point no symbol covers (ld.so's, a
@@ -45,6 +50,11 @@ struct elfsym_info {
 	bool func;		/* an STT_FUNC with a size (not @plt, not an ifunc) */
 };
 int elfsyms_symbol(const struct elfsyms *es, size_t i, struct elfsym_info *out);
+/* The file st describes (fstat) is the one es was read from: same device
+ * and inode.  What a second reader of elfsyms_name() checks before
+ * trusting that the name still leads to the same file. */
+struct stat;
+bool elfsyms_same_file(const struct elfsyms *es, const struct stat *st);
 /* Nonzero when the symbols came from a separate debug file. */
 int elfsyms_from_debug_file(const struct elfsyms *es);
 void elfsyms_free(struct elfsyms *es);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "common.h"
 #include "hashtab.h"
@@ -16,6 +17,9 @@ struct aspace {
 	struct mapping *maps;
 	size_t n, cap;
 	bool proc_loaded;	/* /proc/PID/maps read into it, or never to be */
+	bool uid_known;
+	uint32_t uid;		/* the process's owner (its /proc/PID's) */
+	bool used;		/* a lookup found it (proctab_forget_unsampled) */
 };
 
 /* Every address space a pid had while the run lasted, oldest first. */
@@ -23,12 +27,15 @@ struct proc {
 	uint32_t pid;		/* never 0: pid 0 has no user space */
 	struct aspace *as;	/* as[0] begins at 0: what the pid was before */
 	uint32_t nas;
+	uint8_t exit_seen;	/* collections since its exit record (0: none) */
 };
 
 struct proctab {
 	struct htab *procs;	/* of struct proc, owned, by mix64(pid) */
 	struct strpool *paths;
 	uint64_t traced_since;	/* proctab_set_traced_since() */
+	bool forget_unsampled;
+	size_t exited, dropped;	/* exited processes kept; dropped */
 };
 
 struct proctab *proctab_new(void)
@@ -89,6 +96,11 @@ static bool proc_eq(const void *entry, const void *key)
 static struct proc *lookup(struct proctab *pt, uint32_t pid)
 {
 	return htab_find(pt->procs, mix64(pid), &pid, proc_eq);
+}
+
+bool proctab_known(struct proctab *pt, uint32_t pid)
+{
+	return lookup(pt, pid) != NULL;
 }
 
 /* The process entry, created with one empty address space if new. */
@@ -191,12 +203,28 @@ static struct aspace *begin_aspace(struct proc *p, uint64_t time)
 	return as;
 }
 
+/* as's owner from /proc/PID, when as is the newest (/proc shows no other) */
+static void note_owner(struct proc *p, struct aspace *as)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u", p->pid);
+	if (as == &p->as[p->nas - 1] && stat(path, &st) == 0) {
+		as->uid = st.st_uid;
+		as->uid_known = true;
+	}
+}
+
 int proctab_exec(struct proctab *pt, uint32_t pid, uint64_t time)
 {
 	struct proc *p = get(pt, pid);
+	struct aspace *as;
 
-	if (!p || !begin_aspace(p, time))
+	if (!p || !(as = begin_aspace(p, time)))
 		return -ENOMEM;
+	/* a set-user-ID program changes it */
+	note_owner(p, as);
 	return 0;
 }
 
@@ -208,6 +236,10 @@ int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time)
 
 	if (!child)
 		return -ENOMEM;
+	if (child->exit_seen) {
+		child->exit_seen = 0;	/* a new process under the pid */
+		pt->exited--;
+	}
 	/* what the pid was before this fork is not for /proc to say */
 	child->as[0].proc_loaded = true;
 	to = begin_aspace(child, time);
@@ -218,6 +250,7 @@ int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time)
 		/* a parent from before the run, not read: the child's /proc
 		 * shows the same mappings while it has no exec */
 		to->proc_loaded = false;
+		note_owner(child, to);
 		return 0;
 	}
 	from = before(parent, time + 1);
@@ -242,6 +275,8 @@ int proctab_fork(struct proctab *pt, uint32_t ppid, uint32_t pid, uint64_t time)
 	 * /proc (or an exec we saw), /proc must not be read for the child;
 	 * if not, the child's /proc is its own only while it has no exec. */
 	to->proc_loaded = from->proc_loaded || parent->nas > 1;
+	to->uid = from->uid;
+	to->uid_known = from->uid_known;
 	return 0;
 }
 
@@ -301,6 +336,7 @@ int proctab_load_maps(struct proctab *pt, uint32_t pid, FILE *f)
 int proctab_load_proc(struct proctab *pt, uint32_t pid)
 {
 	char path[64];
+	struct stat st;
 	struct proc *p;
 	int err;
 	FILE *f;
@@ -316,6 +352,11 @@ int proctab_load_proc(struct proctab *pt, uint32_t pid)
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
+	/* the owner of /proc/PID/maps is the process's, as of /proc/PID */
+	if (fstat(fileno(f), &st) == 0) {
+		p->as[p->nas - 1].uid = st.st_uid;
+		p->as[p->nas - 1].uid_known = true;
+	}
 	err = proctab_load_maps(pt, pid, f);
 	fclose(f);
 	return err;
@@ -357,16 +398,135 @@ const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t ge
 	struct aspace *as;
 
 	if (!p) {
-		if (gen || proctab_load_proc(pt, pid))
+		/* records lost, or not read yet: what /proc shows now */
+		if (proctab_load_proc(pt, pid))
 			return NULL;
 		p = lookup(pt, pid);
 		if (!p)
 			return NULL;
 	}
 	as = before(p, gen ? gen : pt->traced_since);
+	as->used = true;
 	m = aspace_find(as, addr);
 	if (!m && !as->proc_loaded && as == &p->as[p->nas - 1] &&
 	    proctab_load_proc(pt, pid) == 0)
 		m = aspace_find(&p->as[p->nas - 1], addr);
+	if (m)
+		((struct mapping *)m)->used = true;	/* ours: in an aspace */
 	return m;
+}
+
+int proctab_owner(struct proctab *pt, uint32_t pid, uint64_t gen, uint32_t *uid)
+{
+	struct proc *p = lookup(pt, pid);
+	struct aspace *as;
+
+	if (!p)
+		return -ENOENT;
+	as = before(p, gen ? gen : pt->traced_since);
+	if (!as->uid_known)
+		note_owner(p, as);
+	if (!as->uid_known)
+		return -ENOENT;
+	*uid = as->uid;
+	return 0;
+}
+
+/* An exited process's mappings that no lookup found go. */
+static void compact(struct proc *p)
+{
+	for (uint32_t i = 0; i < p->nas; i++) {
+		struct aspace *as = &p->as[i];
+		size_t keep = 0;
+
+		for (size_t j = 0; j < as->n; j++)
+			if (as->maps[j].used)
+				as->maps[keep++] = as->maps[j];
+		as->n = keep;
+		if (!keep) {
+			free(as->maps);
+			as->maps = NULL;
+			as->cap = 0;
+		} else if (keep < as->cap) {
+			struct mapping *v = realloc(as->maps, keep * sizeof(*v));
+
+			if (v) {
+				as->maps = v;
+				as->cap = keep;
+			}
+		}
+	}
+}
+
+void proctab_forget_unsampled(struct proctab *pt)
+{
+	pt->forget_unsampled = true;
+}
+
+int proctab_exit(struct proctab *pt, uint32_t pid, uint64_t time)
+{
+	struct proc *p = lookup(pt, pid);
+
+	/* unknown, or the exit of an older process under the pid */
+	if (!p || p->exit_seen || (time && p->as[p->nas - 1].begin > time))
+		return 0;
+	p->exit_seen = 1;
+	pt->exited++;
+	return 0;
+}
+
+size_t proctab_collect(struct proctab *pt, bool final)
+{
+	struct proc **gone = NULL;
+	size_t n = 0, cap = 0, pos = 0;
+	struct proc *p;
+
+	if (!pt->forget_unsampled)
+		return 0;
+	while ((p = htab_next(pt->procs, &pos))) {
+		bool used = false;
+
+		if (!p->exit_seen)
+			continue;
+		/* its last samples may still be in a ring buffer until a whole
+		 * drain has passed since its exit record was read */
+		if (p->exit_seen < 3 && !final) {
+			p->exit_seen++;
+			continue;
+		}
+		if (p->exit_seen > 3)
+			continue;	/* kept, compacted */
+		for (uint32_t i = 0; i < p->nas; i++)
+			used |= p->as[i].used;
+		if (used) {
+			compact(p);
+			p->exit_seen = 4;
+			continue;
+		}
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			struct proc **v = realloc(gone, c * sizeof(*v));
+
+			if (!v)
+				break;
+			gone = v;
+			cap = c;
+		}
+		gone[n++] = p;
+	}
+	for (size_t i = 0; i < n; i++) {
+		htab_remove(pt->procs, mix64(gone[i]->pid), &gone[i]->pid, proc_eq);
+		proc_free(gone[i]);
+	}
+	free(gone);
+	pt->exited -= n;
+	pt->dropped += n;
+	return n;
+}
+
+void proctab_stats(const struct proctab *pt, size_t *procs, size_t *exited, size_t *dropped)
+{
+	*procs = htab_count(pt->procs);
+	*exited = pt->exited;
+	*dropped = pt->dropped;
 }

@@ -25,6 +25,7 @@ struct mapping {
 	struct binary_id id;	/* which file, as the kernel saw it at mmap */
 	const char *path;	/* pooled, owned by the proctab */
 	uint64_t time;		/* of the mmap record; 0 = before the run */
+	bool used;		/* a lookup found it (proctab_collect keeps it) */
 };
 
 struct proctab;
@@ -56,10 +57,29 @@ int proctab_load_all(struct proctab *pt);
 
 /* The mapping covering addr in the address space of pid that gen names
  * (the newest begun before gen; the newest mapping wins where they
- * overlap), or NULL.  A process never seen in a record is read from /proc
- * on first use, for gen 0 only: a later gen means a fork or exec this run
- * saw, after which /proc may show another process. */
+ * overlap), or NULL.  A process never seen in a record (records lost or
+ * not read yet) is read from /proc on first use. */
 const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t gen, uint64_t addr);
 size_t proctab_count(const struct proctab *pt);
+/* Some record or /proc read told of pid. */
+bool proctab_known(struct proctab *pt, uint32_t pid);
+
+/* Bounded long runs.  A process's exit record (proctab_exit) marks it;
+ * with proctab_forget_unsampled() (every sample's user stack is looked up
+ * here as it arrives, as profile's snapshots are), proctab_collect()
+ * drops the exited processes none of whose address spaces a lookup ever
+ * found, once two more collections (whole drains) have passed since the
+ * exit (final: now, nothing more to read), and keeps of the others only
+ * the mappings a lookup found: every address a sample will be named by
+ * was looked up when it was unwound.  Returns how many dropped. */
+void proctab_forget_unsampled(struct proctab *pt);
+int proctab_exit(struct proctab *pt, uint32_t pid, uint64_t time);
+size_t proctab_collect(struct proctab *pt, bool final);
+/* Processes kept, of which exited, and dropped so far. */
+void proctab_stats(const struct proctab *pt, size_t *procs, size_t *exited, size_t *dropped);
+/* The uid owning the process in that address space, noted from /proc/PID
+ * when the address space began (or when read), or now if it is the newest
+ * and still there.  0 or -ENOENT (unknown). */
+int proctab_owner(struct proctab *pt, uint32_t pid, uint64_t gen, uint32_t *uid);
 
 #endif

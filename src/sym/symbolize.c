@@ -8,6 +8,7 @@
 #include "sym/demangle.h"
 #include "sym/elfsyms.h"
 #include "sym/srcline.h"
+#include "sym/perfmap.h"
 #include "sym/symbolize.h"
 #include "sym/vdso.h"
 
@@ -43,6 +44,7 @@ struct symbolizer {
 	struct elfsyms *vdso;
 	int vdso_tried;
 	struct srcmap *src;	/* made on first use by symbolize_user_src() */
+	struct perfmaps *jit;	/* perf maps, for code no file maps */
 	struct sym_stats stats;
 };
 
@@ -60,7 +62,8 @@ struct symbolizer *symbolizer_new(struct proctab *pt, struct symcache *sc,
 	s->names = strpool_new();
 	s->ucache = htab_new(2048);
 	s->modules = htab_new(64);
-	if (!s->names || !s->ucache || !s->modules) {
+	s->jit = perfmaps_new();
+	if (!s->names || !s->ucache || !s->modules || !s->jit) {
 		symbolizer_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -75,6 +78,7 @@ void symbolizer_free(struct symbolizer *s)
 	strpool_free(s->names);
 	elfsyms_free(s->vdso);
 	srcmap_free(s->src);
+	perfmaps_free(s->jit);
 	if (s->ucache) {
 		size_t pos = 0;
 		struct uname *u;
@@ -94,9 +98,9 @@ void symbolizer_free(struct symbolizer *s)
 	free(s);
 }
 
-static uint64_t module_hash(const char *path, const struct binary_id *id)
+static uint64_t module_hash(const struct frame_module *m)
 {
-	return hash_bytes(path, strlen(path), 0) ^ hash_bytes(id->build_id, id->build_id_len, 1);
+	return hash_bytes(m->path, strlen(m->path), 0) ^ hash_bytes(m->build_id, m->build_id_len, 1);
 }
 
 static bool module_eq(const void *entry, const void *key)
@@ -107,16 +111,22 @@ static bool module_eq(const void *entry, const void *key)
 	       !memcmp(a->build_id, b->build_id, a->build_id_len);
 }
 
-/* The module of a mapping: its path and the build id the kernel saw. */
-static const struct frame_module *module_of(struct symbolizer *s, const struct mapping *m)
+/* The module of a mapping: its path and the build id of the file read
+ * for it (es; NULL: none). */
+static const struct frame_module *module_of(struct symbolizer *s, const struct mapping *m,
+					    const struct elfsyms *es)
 {
 	struct frame_module key = { .path = m->path };
+	size_t len = 0;
+	const unsigned char *bid = es ? elfsyms_build_id(es, &len) : NULL;
 	struct frame_module *own;
 	uint64_t h;
 
-	key.build_id_len = m->id.build_id_len <= sizeof(key.build_id) ? m->id.build_id_len : 0;
-	memcpy(key.build_id, m->id.build_id, key.build_id_len);
-	h = module_hash(key.path, &m->id);
+	if (bid && len <= sizeof(key.build_id)) {
+		memcpy(key.build_id, bid, len);
+		key.build_id_len = len;
+	}
+	h = module_hash(&key);
 	own = htab_find(s->modules, h, &key, module_eq);
 	if (own)
 		return own;
@@ -224,10 +234,14 @@ static const char *user_name(struct symbolizer *s, uint32_t pid, uint64_t gen,
 	char alt[96];
 
 	*unsym = 1;
-	if (!m)
-		return "[unknown]";
+	if (!m) {
+		/* no file: JIT code, named by the process's perf map */
+		name = perfmaps_lookup(s->jit, s->pt, pid, gen, look, offset);
+		*unsym = !name;
+		s->stats.jit += !!name;
+		return name ? strpool_intern(s->names, name) : "[unknown]";
+	}
 	off = look - m->start + m->pgoff;
-	*mod = module_of(s, m);
 	*offset = off;
 	map[0] = m->start;
 	map[1] = m->end;
@@ -238,6 +252,7 @@ static const char *user_name(struct symbolizer *s, uint32_t pid, uint64_t gen,
 			 (unsigned long long)m->start, (unsigned long long)m->end);
 		es = symcache_get(s->sc, m->path, alt, &m->id);
 	}
+	*mod = module_of(s, m, es);
 	name = es ? elfsyms_lookup(es, off, &sym_off) : NULL;
 	if (!name)
 		return intern_fmt(s, "[%s+0x%llx]", basename_of(m->path),

@@ -24,6 +24,7 @@ struct sym_stats {
 	uint64_t unsymbolized;	/* of which without a symbol */
 	uint64_t tracer_dropped;/* tracer frames removed from kernel stacks */
 	uint64_t inlined;	/* inlined frames added (symbolize_user_src) */
+	uint64_t jit;		/* named by a perf map (sym/perfmap.h) */
 };
 
 struct symbolizer;

@@ -1,5 +1,7 @@
-/* One elfsyms per distinct binary, shared by every process that maps it,
- * keyed by build id when known, else by device and inode. */
+/* One elfsyms per mapped file, shared by every process that maps it,
+ * keyed by its device and inode: what the kernel mapped, never what the
+ * file says about itself (its build id, which any user can forge: a copy
+ * carrying another file's build id is another file here). */
 #ifndef SYM_SYMCACHE_H
 #define SYM_SYMCACHE_H
 
@@ -8,7 +10,8 @@
 
 #include "sym/elfsyms.h"
 
-/* What identifies a mapped binary, as far as it is known. */
+/* What identifies a mapped binary, as far as it is known: the inode the
+ * kernel mapped; a build id only checks the content. */
 struct binary_id {
 	unsigned char build_id[20];
 	unsigned int build_id_len;	/* 0 = unknown */
@@ -19,13 +22,14 @@ struct binary_id {
 struct symcache;
 
 struct symcache *symcache_new(void);
-/* The symbols of the binary id names, opened from path, else alt_path
+/* The symbols of the file id names, opened from path, else alt_path
  * (may be NULL; e.g. "/proc/PID/map_files/START-END").  The file opened
- * must be that binary: its build id equals id's when id has one, else its
- * st_dev/st_ino equal id's when known.  NULL with errno ESTALE when only a
- * different file was found, else the open/parse error; failures are
- * cached too.  With nothing known in id (or id NULL) the file is keyed by
- * its own device and inode and cannot be verified.  Not thread-safe. */
+ * must be that file: its st_dev/st_ino equal id's when known, and its
+ * build id equals id's when id has one (a check of the content, never a
+ * key).  NULL with errno ESTALE when only a different file was found,
+ * else the open/parse error; failures are cached by inode too.  With no
+ * inode in id (or id NULL) the file is keyed by its own device and inode
+ * and cannot be verified.  Not thread-safe. */
 const struct elfsyms *symcache_get(struct symcache *sc, const char *path,
 				   const char *alt_path, const struct binary_id *id);
 /* Distinct binaries loaded (failures not counted). */

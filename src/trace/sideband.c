@@ -12,9 +12,6 @@
 
 #define SIDEBAND_PAGES 64	/* per CPU: 256 KiB */
 
-#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
-#define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
-#endif
 
 /* A record as the kernel wrote it, copied, with its timestamp (the last
  * 8 bytes: sample_id_all with PERF_SAMPLE_TID | PERF_SAMPLE_TIME). */
@@ -36,17 +33,8 @@ struct sideband {
 struct mmap2_body {
 	uint32_t pid, tid;
 	uint64_t addr, len, pgoff;
-	union {
-		struct {
-			uint32_t maj, min;
-			uint64_t ino, ino_generation;
-		};
-		struct {
-			uint8_t build_id_size, reserved1;
-			uint16_t reserved2;
-			uint8_t build_id[20];
-		};
-	};
+	uint32_t maj, min;	/* never a build id: attr.build_id is not set */
+	uint64_t ino, ino_generation;
 	uint32_t prot, flags;
 	char filename[];
 };
@@ -70,6 +58,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
 		break;
 	default:
 		return LIBBPF_PERF_EVENT_CONT;
@@ -102,7 +91,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 	return LIBBPF_PERF_EVENT_CONT;
 }
 
-static struct perf_buffer *open_buffers(struct sideband *sb, int build_id)
+static struct perf_buffer *open_buffers(struct sideband *sb)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -119,7 +108,6 @@ static struct perf_buffer *open_buffers(struct sideband *sb, int build_id)
 		.comm = 1,
 		.comm_exec = 1,
 		.task = 1,
-		.build_id = build_id,
 		.watermark = 1,
 		.wakeup_watermark = SIDEBAND_PAGES * 4096 / 4,
 	};
@@ -144,11 +132,10 @@ struct sideband *sideband_open(void)
 		err = -errno;
 		goto fail;
 	}
-	/* Build-ids in the mmap records (5.12+) identify the file that was
-	 * mapped even if it is replaced later; older kernels give dev/inode. */
-	sb->pb = open_buffers(sb, 1);
-	if (!sb->pb)
-		sb->pb = open_buffers(sb, 0);
+	/* The mmap records give the device and inode the kernel mapped, what
+	 * the symbol and unwind caches know a file by (sym/symcache.h); not
+	 * the build id (attr.build_id), which is what the file says. */
+	sb->pb = open_buffers(sb);
 	if (!sb->pb) {
 		err = -errno;
 		goto close_map;
@@ -202,15 +189,16 @@ static int apply_mmap2(struct proctab *pt, const struct perf_event_header *hdr, 
 
 	if (hdr->size < sizeof(*hdr) + sizeof(*b) || !memchr(b->filename, 0, max))
 		return 0;
-	if (b->filename[0] != '/' && strcmp(b->filename, "[vdso]"))
-		return 0;	/* anonymous, heap, stack, JIT */
-	if (hdr->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-		m.id.build_id_len = b->build_id_size > 20 ? 20 : b->build_id_size;
-		memcpy(m.id.build_id, b->build_id, m.id.build_id_len);
-	} else {
-		m.id.dev = makedev(b->maj, b->min);	/* as st_dev has it */
-		m.id.ino = b->ino;
-	}
+	/* anonymous ("//anon": JIT code, named by perf maps), heap, stack */
+	if ((b->filename[0] != '/' || b->filename[1] == '/') && strcmp(b->filename, "[vdso]"))
+		return 0;
+	/* Device and inode, always: no build id was asked for.  The misc
+	 * bit that would say otherwise is not ours to trust: the kernel
+	 * sets it on the record it shares among the events it writes an
+	 * mmap to, for one that asked (another tool's), and leaves it set
+	 * for the next (seen on 6.18). */
+	m.id.dev = makedev(b->maj, b->min);	/* as st_dev has it */
+	m.id.ino = b->ino;
 	return proctab_mmap(pt, b->pid, &m, time);
 }
 
@@ -235,6 +223,10 @@ static int sideband_apply(struct sideband *sb, struct proctab *pt)
 		case PERF_RECORD_FORK:
 			if (t->pid != t->ppid)	/* a process, not a thread */
 				err = proctab_fork(pt, t->ppid, t->pid, time);
+			break;
+		case PERF_RECORD_EXIT:
+			if (t->pid == t->tid)	/* the process, not a thread */
+				err = proctab_exit(pt, t->pid, time);
 			break;
 		}
 	}

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "common.h"
 #include "hashtab.h"
 #include "sym/elfsyms.h"
@@ -130,6 +132,8 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 {
 	uint64_t h = mix64((uintptr_t)es);
 	struct table_entry *te = htab_find(u->tables, h, es, table_eq);
+	struct stat st;
+	int fd;
 
 	if (te)
 		return te->t;
@@ -141,7 +145,13 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 		free(te);
 		return NULL;
 	}
-	te->t = unwind_table_build(elfsyms_name(es), 0);
+	/* from the file the symbols were read from, not whatever its name
+	 * leads to now (the symbol cache knows files by inode) */
+	fd = open_regular(elfsyms_name(es), &st);
+	if (fd >= 0 && elfsyms_same_file(es, &st))
+		te->t = unwind_table_build_fd(fd, elfsyms_name(es), 0);
+	if (fd >= 0)
+		close(fd);
 	if (te->t)
 		u->stats.tables++;
 	else
@@ -149,9 +159,10 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 	return te->t;
 }
 
-/* Where pc is: the binary's table row for it (NULL: no table covers it). */
+/* Where pc is: the binary's table row for it (NULL: no table covers it;
+ * *no_file: no file is mapped there either, e.g. JIT code). */
 static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint64_t gen,
-					uint64_t pc, uint64_t *vaddr)
+					uint64_t pc, uint64_t *vaddr, bool *no_file)
 {
 	const struct mapping *m = proctab_find(u->pt, pid, gen, pc);
 	const struct unwind_table *t;
@@ -159,6 +170,7 @@ static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint64
 	const struct elfsyms *es;
 	char alt[96];
 
+	*no_file = !m;
 	if (!m)
 		return NULL;
 	if (!strcmp(m->path, "[vdso]")) {
@@ -294,6 +306,7 @@ static int walk(struct unwinder *u, uint32_t pid, uint64_t gen, const struct unw
 	while (n < max) {
 		const struct unwind_row *row = NULL;
 		uint64_t pc, vaddr = 0, prev_sp = r.sp;
+		bool no_file = false;
 		enum step st;
 
 		ips[n++] = r.ip;
@@ -301,15 +314,21 @@ static int walk(struct unwinder *u, uint32_t pid, uint64_t gen, const struct unw
 		pc = exact ? r.ip : r.ip - 1;
 		exact = false;
 		if (u->mode != UNWIND_FP)
-			row = row_for(u, pid, gen, pc, &vaddr);
+			row = row_for(u, pid, gen, pc, &vaddr, &no_file);
 		if (row && row->cfa_rule == UNWIND_CFA_SIGNAL)
 			ips[n - 1] |= SYM_IP_SIGNAL;
-		if (row)
+		if (row) {
 			st = step_row(row, vaddr, s, &r, &exact);
-		else if (u->mode == UNWIND_TABLES)
-			st = STEP_TRUNCATED;
-		else
+		} else if (no_file && u->mode != UNWIND_FP) {
+			/* code no file holds (a JIT's) has no table to have:
+			 * one frame-pointer step, whatever the mode */
+			u->stats.jit_frames++;
 			st = step_fp(u, s, &r);
+		} else if (u->mode == UNWIND_TABLES) {
+			st = STEP_TRUNCATED;
+		} else {
+			st = step_fp(u, s, &r);
+		}
 		if (st == STEP_END)
 			return n;
 		/* the stack grows down: a caller's frame is above */

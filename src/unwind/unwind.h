@@ -23,7 +23,8 @@
 enum unwind_mode {
 	UNWIND_AUTO,	/* tables where the binary has them, frame pointers elsewhere */
 	UNWIND_FP,	/* frame pointers only */
-	UNWIND_TABLES,	/* tables only */
+	UNWIND_TABLES,	/* tables only (code no file maps, JIT's, has none:
+			 * a frame-pointer step there) */
 };
 
 struct unwind_regs {
@@ -36,6 +37,7 @@ struct unwind_stats {
 	uint64_t frames;
 	uint64_t truncated;	/* chains not completed */
 	uint64_t fp_frames;	/* frames stepped by frame pointer */
+	uint64_t jit_frames;	/* ... of which in code no file maps (JIT) */
 	uint64_t tables;	/* binaries whose table was built */
 	uint64_t no_table;	/* binaries without usable call-frame info */
 };

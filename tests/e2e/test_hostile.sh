@@ -115,3 +115,83 @@ test_killed_run_leaves_no_temporary() {
 	left=$(ls -A | grep -v '^out.txt$\|^err.txt$\|^\.why$\|^\.log$' || true)
 	[ -z "$left" ] || fail "left behind after a clean run: $left"
 }
+
+# JIT code (anonymous memory) is named by the process's perf map, and the
+# frames below it are found by a frame-pointer step, with the binary's
+# tables or without (--unwind tables)
+test_jit_frames_named_by_perf_map() {
+	pids=
+	trap 'rm -f $pids; kill $(jobs -p) 2>/dev/null' EXIT
+	for mode in auto tables; do
+		timeout 60 "$SS" profile -F 499 --per-pid --unwind $mode -o $mode.folded -- "$WL/jit/jit" 300 \
+			2>err.txt || fail "profile exited $?: $(cat err.txt)"
+		pids="$pids $(sed -n 's/^jit;\[pid \([0-9]*\)\];.*/\/tmp\/perf-\1.map/p' $mode.folded | sort -u)"
+		good=$(samples $mode.folded '^jit;\[pid [0-9]+\];([^;]*;)*main;run_jit;jit_trampoline;jit_callback;jit_spin(;| )')
+		[ "$good" -ge 20 ] || fail "--unwind $mode: $good samples under run_jit;jit_trampoline;jit_callback;jit_spin: $(sort -t' ' -k2 -nr $mode.folded | head -3)"
+	done
+}
+
+# perf maps others could have planted are refused with one line each, and
+# their names never shown: a symlink, one owned by another user, one too
+# large; malformed lines are skipped and counted, the good ones used; a
+# map owned by the process's own (non-root) user is read
+test_jit_hostile_perf_maps() {
+	names="symlink owner huge garbage own" maps=
+	trap 'rm -f $maps /tmp/perf-target.$$; kill $(jobs -p) 2>/dev/null' EXIT
+	for n in $names; do
+		if [ $n = own ]; then
+			setpriv --reuid=nobody --regid=nogroup --clear-groups "$WL/jit/jit" 300 gate >$n.out &
+			wait_for "[ -e /tmp/perf-$!.map ]"
+		else
+			"$WL/jit/jit" 300 nomap gate >$n.out &
+			wait_for "[ -s $n.out ]"
+		fi
+		eval "pid_$n=$!"
+		maps="$maps /tmp/perf-$!.map"
+	done
+	read -r addr size <symlink.out
+	echo "$addr $size SYMLINK_FOLLOWED" >/tmp/perf-target.$$
+	ln -s /tmp/perf-target.$$ /tmp/perf-$pid_symlink.map
+	read -r addr size <owner.out
+	echo "$addr $size WRONG_OWNER" >/tmp/perf-$pid_owner.map
+	chown nobody /tmp/perf-$pid_owner.map
+	read -r addr size <huge.out
+	echo "$addr $size HUGE_READ" >/tmp/perf-$pid_huge.map
+	truncate -s 65M /tmp/perf-$pid_huge.map
+	read -r addr size <garbage.out
+	{
+		printf 'zzzz 10 nothex\n1 2\n\x01\x02\x03\xff\n'	# 3 malformed
+		printf 'ffffffffffffffffffff 1 overflow\n'	# and a 4th
+		echo "$addr $size jit_trampoline"
+	} >/tmp/perf-$pid_garbage.map
+	"$SS" profile -F 499 --per-pid -p $(echo $pid_symlink,$pid_owner,$pid_huge,$pid_garbage,$pid_own) \
+		-o out.folded 2>err.txt &
+	local ss=$!
+	wait_for "tracing_live $ss"
+	for n in $names; do
+		eval "p=\$pid_$n"
+		wait_for "in_syscall $p 34"	# gated in pause()
+		kill -USR1 $p
+	done
+	for n in $names; do
+		eval "p=\$pid_$n"
+		wait_for "grep -qx done $n.out" 60
+	done
+	kill -INT $ss
+	wait $ss || fail "profile exited $?: $(cat err.txt)"
+	! grep -qE 'SYMLINK_FOLLOWED|WRONG_OWNER|HUGE_READ' out.folded ||
+		fail "a refused map was read: $(grep -E 'SYMLINK_FOLLOWED|WRONG_OWNER|HUGE_READ' out.folded | head -2)"
+	grep -qxF "stackscope: /tmp/perf-$pid_symlink.map: a symlink: refused" err.txt || fail "symlink: $(cat err.txt)"
+	grep -qxF "stackscope: /tmp/perf-$pid_owner.map: owned by uid 65534, not the process's (uid 0) or root: refused" err.txt ||
+		fail "owner: $(cat err.txt)"
+	grep -qxF "stackscope: /tmp/perf-$pid_huge.map: 68157440 bytes, more than the 64 MiB a perf map may have: refused" err.txt ||
+		fail "huge: $(cat err.txt)"
+	grep -qxF "stackscope: /tmp/perf-$pid_garbage.map: 4 malformed lines skipped, 0 past the 1000000 entries read" err.txt ||
+		fail "garbage: $(cat err.txt)"
+	for n in $names; do
+		eval "p=\$pid_$n"
+		case $n in garbage | own) jit=jit_trampoline ;; *) jit='\[unknown\]' ;; esac
+		good=$(samples out.folded "^jit;\\[pid $p\\];([^;]*;)*main;run_jit;$jit;jit_callback;jit_spin(;| )")
+		[ "$good" -ge 20 ] || fail "$n: $good samples under run_jit;$jit;jit_callback: $(grep "pid $p\]" out.folded | sort -t' ' -k2 -nr | head -3)"
+	done
+}

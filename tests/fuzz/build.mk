@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS  := -O1 -g -std=gnu11 -Isrc -I$(BUILD) -D_GNU_SOURCE -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIBSRCS := src/common.c src/hashtab.c src/strpool.c src/sym/elfsyms.c src/sym/debugfile.c \
-	src/sym/dwfunc.c src/sym/dwopen.c src/sym/ksyms.c src/sym/proctab.c src/unwind/table.c src/unwind/sframe.c \
+	src/sym/dwfunc.c src/sym/dwopen.c src/sym/ksyms.c src/sym/perfmap.c src/sym/proctab.c src/unwind/table.c src/unwind/sframe.c \
 	src/report/folded.c src/report/stacks.c src/report/text.c $(wildcard src/lang/*.c)
 FUZZ_LIBOBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_LIBSRCS))
 FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -42,6 +42,7 @@ fuzz-seeds: fixtures workloads
 	cp $(WLDIR)/graph/graph_wl $(WLDIR)/graph/graph_wl.O2 $(FUZZ_SEEDS)/dwfunc/
 	{ printf '\000'; cat /proc/self/maps; } > $(FUZZ_SEEDS)/procfiles/maps
 	{ printf '\001'; head -n 300 /proc/kallsyms; } > $(FUZZ_SEEDS)/procfiles/kallsyms
+	{ printf '\002'; printf '7f0000001000 40 jit_one\n0x7f0000001040 0x20 Interpreter\n7f0000001000 10 replaced code\n'; } > $(FUZZ_SEEDS)/procfiles/perfmap
 	printf 'app;main;f;g 3\napp;main;k_[k] 1\n\n[unknown] 7\r\n' > $(FUZZ_SEEDS)/folded/a
 	cp tests/fuzz/lang-corpus/* $(FUZZ_SEEDS)/lang/
 

@@ -1,8 +1,9 @@
-/* /proc/PID/maps (sym/proctab) and /proc/kallsyms (sym/ksyms) text: the
- * first byte picks the reader. */
+/* /proc/PID/maps (sym/proctab), /proc/kallsyms (sym/ksyms) and perf-map
+ * (sym/perfmap) text: the first byte picks the reader. */
 #include "fuzz.h"
 #include "common.h"
 #include "sym/ksyms.h"
+#include "sym/perfmap.h"
 #include "sym/proctab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -12,6 +13,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
+	if ((data[0] & 3) == 2) {
+		size_t bad, over;
+		struct perfmap *pm = perfmap_parse((const char *)data + 1, size - 1, &bad, &over);
+		uint64_t off;
+
+		for (uint64_t a = 0; pm && a < 64; a++)
+			perfmap_lookup(pm, a * 0x1003, &off);
+		perfmap_free(pm);
+		return 0;
+	}
 	fd = fuzz_file(data + 1, size - 1, path, sizeof(path));
 	if (fd < 0)
 		return 0;

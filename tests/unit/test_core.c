@@ -10,6 +10,7 @@
 #include "strpool.h"
 #include "report/output.h"
 #include "sym/demangle.h"
+#include "sym/perfmap.h"
 #include "sym/proctab.h"
 #include "sym/ksyms.h"
 #include "sym/symbolize.h"
@@ -260,6 +261,104 @@ TEST(proctab_late_fork_record_does_not_wipe_child)
 	CHECK(proctab_find(pt, 0x7ffffff6, 51, 0x8800) != NULL);
 	CHECK(proctab_find(pt, 0x7ffffff6, 51, 0x1800) != NULL);
 	proctab_free(pt);
+}
+
+TEST(perfmap_parse_bounds_and_overlaps)
+{
+	static const char text[] =
+		"1000 40 first\n"
+		"0x2000 0x10 with spaces in it\r\n"
+		"zzzz 10 nothex\n"
+		"3000 0 empty\n"
+		"ffffffffffffffff 10 wraps\n"
+		"1ffffffffffffffff 1 too long a number\n"
+		"4000 10\n"
+		"\n"
+		"1010 8 replaced later\n";
+	size_t bad, over;
+	struct perfmap *pm = perfmap_parse(text, sizeof(text) - 1, &bad, &over);
+	char *big;
+	uint64_t off;
+
+	CHECK(pm);
+	if (!pm)
+		return;
+	CHECK_INT(bad, 5);
+	CHECK_INT(over, 0);
+	CHECK_INT(perfmap_count(pm), 3);
+	CHECK_STR(perfmap_lookup(pm, 0x1000, &off), "first");
+	CHECK_INT(off, 0);
+	/* the later line wins where they overlap */
+	CHECK_STR(perfmap_lookup(pm, 0x1012, &off), "replaced later");
+	CHECK_INT(off, 2);
+	CHECK_STR(perfmap_lookup(pm, 0x1020, &off), "first");
+	CHECK_STR(perfmap_lookup(pm, 0x200f, NULL), "with spaces in it");
+	CHECK(perfmap_lookup(pm, 0x2010, NULL) == NULL);
+	CHECK(perfmap_lookup(pm, 0xfff, NULL) == NULL);
+	perfmap_free(pm);
+
+	/* a name is cut at PERFMAP_MAX_NAME; no terminating newline needed */
+	big = malloc(20 + 3 * PERFMAP_MAX_NAME);
+	if (!big)
+		return;
+	memcpy(big, "5000 10 ", 8);
+	memset(big + 8, 'n', 3 * PERFMAP_MAX_NAME);
+	pm = perfmap_parse(big, 8 + 3 * PERFMAP_MAX_NAME, &bad, &over);
+	CHECK(pm && bad == 0);
+	if (pm)
+		CHECK_INT(strlen(perfmap_lookup(pm, 0x5000, NULL)), PERFMAP_MAX_NAME);
+	perfmap_free(pm);
+	free(big);
+}
+
+TEST(perfmap_read_refuses_what_others_could_plant)
+{
+	char dir[] = "/tmp/stackscope-unit.XXXXXX", path[128], lnk[128], why[160];
+	struct perfmap *pm;
+	FILE *f;
+
+	CHECK(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf-1.map", dir);
+	snprintf(lnk, sizeof(lnk), "%s/perf-2.map", dir);
+	f = fopen(path, "w");
+	CHECK(f);
+	if (!f)
+		return;
+	fputs("1000 10 jitted\n", f);
+	fclose(f);
+	/* ours (the test's uid), or root's: read */
+	pm = perfmap_read(path, true, getuid(), why, sizeof(why));
+	CHECK(pm && !why[0]);
+	perfmap_free(pm);
+	/* the owner is another uid than the process's */
+	if (getuid() == 0) {
+		pm = perfmap_read(path, true, 12345, why, sizeof(why));
+		CHECK(pm);	/* root's file is always trusted */
+		perfmap_free(pm);
+	} else {
+		pm = perfmap_read(path, true, getuid() + 1, why, sizeof(why));
+		CHECK(!pm && strstr(why, "not the process's"));
+	}
+	CHECK(symlink(path, lnk) == 0);
+	errno = 0;
+	pm = perfmap_read(lnk, true, getuid(), why, sizeof(why));
+	CHECK(!pm);
+	CHECK_STR(why, "a symlink: refused");
+	unlink(lnk);
+	CHECK(link(path, lnk) == 0);
+	pm = perfmap_read(path, true, getuid(), why, sizeof(why));
+	CHECK(!pm);
+	CHECK_STR(why, "2 hard links: refused");
+	unlink(lnk);
+	CHECK(truncate(path, PERFMAP_MAX_BYTES + 1) == 0);
+	pm = perfmap_read(path, true, getuid(), why, sizeof(why));
+	CHECK(!pm && strstr(why, "more than the 64 MiB a perf map may have: refused"));
+	unlink(path);
+	errno = 0;
+	CHECK(!perfmap_read(path, true, getuid(), why, sizeof(why)));
+	CHECK_INT(errno, ENOENT);
+	CHECK(!why[0]);
+	rmdir(dir);
 }
 
 TEST(proctab_reads_proc_of_live_process)

@@ -75,3 +75,23 @@ $(RUDIR)/pidreuse: tests/workloads/reuse/pidreuse.c
 	@mkdir -p $(@D)
 	$(CLANG) $(WLFLAGS) $< -o $@
 
+# Build-id forgery (tests/workloads/forge): a library and a copy with
+# other names under the same build id, and a program that uses either.
+FGDIR := $(WLDIR)/forge
+FORGE_BUILD_ID := 0x5eedf0e9e5eedf0e9e5eedf0e9e5eedf0e9e0001
+workloads: $(FGDIR)/genuine/libforge.so $(FGDIR)/forged/libforge.so $(FGDIR)/uselib
+
+$(FGDIR)/genuine/libforge.so $(FGDIR)/forged/libforge.so: $(FGDIR)/%/libforge.so: tests/workloads/forge/lib.c
+	@mkdir -p $(@D)
+	$(CLANG) $(WLFLAGS) -shared -fPIC -DROLE=$(if $(filter genuine,$*),true,evil) \
+		-Wl,--build-id=$(FORGE_BUILD_ID) -Wl,-soname,libforge.so $< -o $@
+$(FGDIR)/uselib: tests/workloads/forge/uselib.c $(FGDIR)/genuine/libforge.so
+	$(CLANG) $(WLFLAGS) $< -o $@ -L$(FGDIR)/genuine -lforge
+
+# A JIT in miniature (tests/workloads/jit): code in anonymous memory named
+# by a perf map; built without frame pointers but with unwind tables (as
+# distributions build), so only the jitted frame needs a frame-pointer step.
+$(WLDIR)/jit/jit: tests/workloads/jit/jit.c
+	@mkdir -p $(@D)
+	$(NOFP) $< -o $@
+workloads: $(WLDIR)/jit/jit

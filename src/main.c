@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 		printf("stackscope %s\n", STACKSCOPE_VERSION);
 		return 0;
 	}
-	if (!strncmp(argv[1], "-e", 2))
+	if (!strncmp(argv[1], "-e", 2) || !strncmp(argv[1], "-l", 2))
 		return cmd_run(argc, argv);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))

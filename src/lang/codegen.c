@@ -412,7 +412,7 @@ struct lang_cg *lang_cg_new(struct lang_prog *prog, const struct lang_cg_opts *o
 					    "lhist(): min < max and 0 < step, with at most 1000 buckets");
 				cm.lstep = 1, cm.lmin = 0, cm.lmax = 1;
 			}
-			cm.nbuckets = (uint32_t)((cm.lmax - cm.lmin) / cm.lstep + 3);
+			cm.nbuckets = (uint32_t)((cm.lmax - cm.lmin) / cm.lstep + 2);
 			cm.value_size = cm.nbuckets * 8;
 			break;
 		default:
@@ -541,7 +541,7 @@ static bool is_signed_expr(struct gen *g, const struct lang_node *n)
 	case LANG_N_BUILTIN:
 		return !strcmp(n->name, "retval");
 	case LANG_N_FIELD: {
-		struct lang_cg_access acc;
+		struct lang_field_access acc;
 
 		if (g->pt && g->pt->field && !g->pt->field(g->pt->ctx, n->name, 0, &acc))
 			return acc.is_signed;
@@ -618,6 +618,60 @@ static void push_call0(struct gen *g, struct lang_pos pos, int helper)
 	vset(g, d, BPF_REG_0);
 }
 
+/* Pushes the value an access describes (lang/provider.h). */
+static void gen_access(struct gen *g, const struct lang_field_access *acc, struct lang_pos pos,
+		       const char *what)
+{
+	int sz, d;
+
+	switch (acc->kind) {
+	case LANG_ACC_INT:
+	case LANG_ACC_PTR:
+	case LANG_ACC_STR_PTR:
+		sz = acc->base == LANG_BASE_REGS || acc->size == 8 ? BPF_DW : acc->size == 4 ? BPF_W :
+		     acc->size == 2 ? BPF_H : BPF_B;
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
+		E(I_LDX(sz, BPF_REG_0, BPF_REG_1, (int16_t)acc->offset));
+		if (acc->kind == LANG_ACC_INT && acc->is_signed && sz != BPF_DW)
+			E(I_MOVSX64(BPF_REG_0, BPF_REG_0, (int16_t)(acc->size * 8)));
+		d = vpush(g, pos);
+		vset(g, d, BPF_REG_0);
+		return;
+	case LANG_ACC_STR_ARRAY: {
+		uint32_t len = acc->size < g->cg->o.max_strlen - 1 ? acc->size : g->cg->o.max_strlen - 1;
+
+		push_tmp(g, g->cg->strlen, pos, true);
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)len));
+		E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, FP_CTX));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)acc->offset));
+		E(I_CALL(BPF_FUNC_probe_read_kernel));
+		return;
+	}
+	case LANG_ACC_STR_DATALOC: {
+		int ok1 = insn_label(g->b), ok2 = insn_label(g->b);
+
+		push_tmp(g, g->cg->strlen, pos, true);
+		E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, FP_CTX));
+		E(I_LDX(BPF_W, BPF_REG_2, BPF_REG_3, (int16_t)acc->offset));
+		E(I_MOV64_REG(BPF_REG_4, BPF_REG_2));
+		E(I_ALU64_IMM(BPF_AND, BPF_REG_4, 0xffff));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_4));
+		E(I_ALU64_IMM(BPF_RSH, BPF_REG_2, 16));
+		insn_jmp_imm(g->b, BPF_JGE, BPF_REG_2, 1, ok1);
+		E(I_MOV64_IMM(BPF_REG_2, 1));
+		insn_bind(g->b, ok1);
+		insn_jmp_imm(g->b, BPF_JLE, BPF_REG_2, (int32_t)g->cg->o.max_strlen, ok2);
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)g->cg->o.max_strlen));
+		insn_bind(g->b, ok2);
+		E(I_CALL(BPF_FUNC_probe_read_kernel_str));
+		return;
+	}
+	default:
+		gerr(g, pos, "%s is not a value (an array or a struct): index it or name a field", what);
+		push_const(g, pos, 0);
+	}
+}
+
 static void gen_builtin(struct gen *g, const struct lang_node *n)
 {
 	const char *name = n->name;
@@ -677,7 +731,7 @@ static void gen_builtin(struct gen *g, const struct lang_node *n)
 	} else if (!strcmp(name, "kstack") || !strcmp(name, "ustack")) {
 		goto stack;
 	} else if (!strcmp(name, "retval") || !strncmp(name, "arg", 3)) {
-		struct lang_cg_access acc;
+		struct lang_field_access acc;
 		unsigned idx = name[0] == 'a' ? (unsigned)atoi(name + 3) : 0;
 		int e = -ENOENT;
 
@@ -689,13 +743,7 @@ static void gen_builtin(struct gen *g, const struct lang_node *n)
 			push_const(g, n->pos, 0);
 			return;
 		}
-		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
-		E(I_LDX(acc.size == 8 ? BPF_DW : acc.size == 4 ? BPF_W : acc.size == 2 ? BPF_H : BPF_B,
-			BPF_REG_0, BPF_REG_1, (int16_t)acc.offset));
-		if (acc.is_signed && acc.size < 8)
-			E(I_MOVSX64(BPF_REG_0, BPF_REG_0, (int16_t)(acc.size * 8)));
-		d = vpush(g, n->pos);
-		vset(g, d, BPF_REG_0);
+		gen_access(g, &acc, n->pos, name);
 	} else {
 		gerr(g, n->pos, "%s is not supported by the code generator yet", name);
 		push_const(g, n->pos, 0);
@@ -817,7 +865,7 @@ static void gen_map_read(struct gen *g, const struct lang_node *n)
 		m = gen_lookup(g, n);
 		if (!m)
 			return;
-		E(I_MOV64_REG(BPF_REG_7 > BPF_REG_0 ? BPF_REG_3 : BPF_REG_3, BPF_REG_0));
+		E(I_MOV64_REG(BPF_REG_3, BPF_REG_0));
 		tmp_ptr(g, BPF_REG_1, off);
 		d = vpush(g, n->pos);
 		vset(g, d, BPF_REG_1);
@@ -1040,7 +1088,7 @@ static void gen_cast(struct gen *g, const struct lang_node *n)
 /* args.FIELD */
 static void gen_field(struct gen *g, const struct lang_node *n)
 {
-	struct lang_cg_access acc;
+	struct lang_field_access acc;
 	int d, e = -ENOENT;
 
 	if (n->a->kind == LANG_N_BUILTIN && !strcmp(n->a->name, "args")) {
@@ -1052,29 +1100,7 @@ static void gen_field(struct gen *g, const struct lang_node *n)
 			push_const(g, n->pos, 0);
 			return;
 		}
-		if (acc.how == LANG_CG_CTX_STR || n->type.kind == LANG_K_STR) {
-			uint32_t len = acc.size < g->cg->o.max_strlen - 1 ? acc.size :
-				       g->cg->o.max_strlen - 1;
-
-			push_tmp(g, g->cg->strlen, n->pos, true);
-			if (acc.how != LANG_CG_CTX_STR) {
-				gerr(g, n->pos, "args.%s is a pointer: str(args.%s) reads its string",
-				     n->name, n->name);
-				return;
-			}
-			E(I_MOV64_IMM(BPF_REG_2, (int32_t)len));
-			E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, FP_CTX));
-			E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)acc.offset));
-			E(I_CALL(BPF_FUNC_probe_read_kernel));
-			return;
-		}
-		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
-		E(I_LDX(acc.size == 8 ? BPF_DW : acc.size == 4 ? BPF_W : acc.size == 2 ? BPF_H : BPF_B,
-			BPF_REG_0, BPF_REG_1, (int16_t)acc.offset));
-		if (acc.is_signed && acc.size < 8)
-			E(I_MOVSX64(BPF_REG_0, BPF_REG_0, (int16_t)(acc.size * 8)));
-		d = vpush(g, n->pos);
-		vset(g, d, BPF_REG_0);
+		gen_access(g, &acc, n->pos, n->name);
 		return;
 	}
 	if (n->a->type.kind == LANG_K_TUPLE && n->op == LANG_TOK_DOT) {
@@ -1205,10 +1231,10 @@ static void gen_str(struct gen *g, const struct lang_node *n)
 		return;
 	}
 	if (a->kind == LANG_N_FIELD && g->pt && g->pt->field) {
-		struct lang_cg_access acc;
+		struct lang_field_access acc;
 
 		if (!g->pt->field(g->pt->ctx, a->name, 0, &acc))
-			user = acc.user_ptr;
+			user = acc.user;
 	}
 	gen_expr(g, a);			/* the pointer */
 	if (n->n > 1)
@@ -1268,7 +1294,7 @@ static void gen_call_value(struct gen *g, const struct lang_node *n)
 
 	if (!strcmp(name, "str")) {
 		gen_str(g, n);
-	} else if (!strcmp(name, "ksym") || !strcmp(name, "kaddr") == 2) {
+	} else if (!strcmp(name, "ksym")) {
 		gen_expr(g, n->list[0]);
 	} else if (!strcmp(name, "usym")) {
 		gen_expr(g, n->list[0]);
@@ -1309,7 +1335,7 @@ static void gen_call_value(struct gen *g, const struct lang_node *n)
 			gerr(g, n->pos, "%s: no such map", m->name);
 			return;
 		}
-		if ((long)ref.n != (m->type.kind, g->cg->maps[mi].m->nkeys)) {
+		if ((long)ref.n != g->cg->maps[mi].m->nkeys) {
 			gerr(g, n->pos, "has_key(): %s has %ld keys", m->name, g->cg->maps[mi].m->nkeys);
 			push_const(g, n->pos, 0);
 			return;
@@ -2071,7 +2097,7 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 int lang_cg_gen(struct lang_cg *cg, const struct lang_probe *p, const struct lang_cg_point *pt)
 {
 	struct lang_cg_prog *np;
-	struct gen g = { .cg = cg, .pt = pt, .probe = p };
+	struct gen gs = { .cg = cg, .pt = pt, .probe = p }, *g = &gs;
 	int sc, pidx;
 	bool is_end = pt->at && pt->at->provider == LANG_P_END;
 	size_t errs = cg->prog->nerrors;
@@ -2093,56 +2119,56 @@ int lang_cg_gen(struct lang_cg *cg, const struct lang_probe *p, const struct lan
 	np->type = pt->type;
 	np->scratch = sc;
 	snprintf(np->name, sizeof(np->name), "p%d", pidx);
-	g.p = np;
-	g.pidx = pidx;
-	g.b = &np->code;
-	g.out = insn_label(g.b);
-	g.b->cur_pos = p->pos.line << 16 | (p->pos.col & 0xffff);
+	g->p = np;
+	g->pidx = pidx;
+	g->b = &np->code;
+	g->out = insn_label(g->b);
+	g->b->cur_pos = p->pos.line << 16 | (p->pos.col & 0xffff);
 
 	E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, FP_CTX));
 	E(I_ST(BPF_W, BPF_REG_10, FP_VARS, 0));
 	if (!is_end) {
 		/* exit() stops every probe: the flag, first */
-		ld_map(&g, BPF_REG_1, cg->state);
+		ld_map(g, BPF_REG_1, cg->state);
 		E(I_MOV64_REG(BPF_REG_2, BPF_REG_10));
 		E(I_ALU64_IMM(BPF_ADD, BPF_REG_2, FP_VARS));
 		E(I_CALL(BPF_FUNC_map_lookup_elem));
-		insn_jmp_imm(g.b, BPF_JEQ, BPF_REG_0, 0, g.out);
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, g->out);
 		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
-		insn_jmp_imm(g.b, BPF_JNE, BPF_REG_1, 0, g.out);
+		insn_jmp_imm(g->b, BPF_JNE, BPF_REG_1, 0, g->out);
 	}
-	ld_map(&g, BPF_REG_1, sc);
+	ld_map(g, BPF_REG_1, sc);
 	E(I_MOV64_REG(BPF_REG_2, BPF_REG_10));
 	E(I_ALU64_IMM(BPF_ADD, BPF_REG_2, FP_VARS));
 	E(I_CALL(BPF_FUNC_map_lookup_elem));
-	insn_jmp_imm(g.b, BPF_JEQ, BPF_REG_0, 0, g.out);
+	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, g->out);
 	E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, FP_VARS));
-	g.tmpbase_at = g.b->n;
+	g->tmpbase_at = g->b->n;
 	E(I_ALU64_IMM(BPF_ADD, BPF_REG_0, 0));	/* + the variables' bytes, below */
 	E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, FP_TMP));
 
-	scope_enter(&g);
+	scope_enter(g);
 	if (p->pred)
-		gen_cond_false(&g, p->pred, g.out);
-	gen_block(&g, p->body);
-	scope_leave(&g);
-	scope_leave(&g);
+		gen_cond_false(g, p->pred, g->out);
+	gen_block(g, p->body);
+	scope_leave(g);
+	scope_leave(g);
 
-	insn_bind(g.b, g.out);
+	insn_bind(g->b, g->out);
 	E(I_MOV64_IMM(BPF_REG_0, 0));
 	E(I_EXIT());
-	if (!g.b->err && g.b->n > g.tmpbase_at) {
-		uint32_t size = g.var_size + g.tmp_max;
+	if (!g->b->err && g->b->n > g->tmpbase_at) {
+		uint32_t size = g->var_size + g->tmp_max;
 
-		g.b->insn[g.tmpbase_at].imm = (int32_t)g.var_size;
+		g->b->insn[g->tmpbase_at].imm = (int32_t)g->var_size;
 		cg->maps[sc].value_size = size < 8 ? 8 : size;
 	}
-	if (insn_finish(g.b)) {
-		lang_errorf(cg->prog, p->pos, "cannot generate this probe's code: %s", g.b->why);
-		g.failed = true;
+	if (insn_finish(g->b)) {
+		lang_errorf(cg->prog, p->pos, "cannot generate this probe's code: %s", g->b->why);
+		g->failed = true;
 	}
 	np->point = NULL;
-	if (g.failed || cg->prog->nerrors > errs)
+	if (g->failed || cg->prog->nerrors > errs)
 		return -1;
 	cg->maps[cg->lost].max_entries = (uint32_t)cg->nprogs;
 	return pidx;

@@ -26,6 +26,7 @@
 #include <linux/bpf.h>
 #include "lang/ast.h"
 #include "lang/insn.h"
+#include "lang/provider.h"
 
 /* Limits of the generated code. */
 #define LANG_CG_MAX_STRLEN 1024		/* max_strlen's ceiling */
@@ -44,28 +45,16 @@ struct lang_cg_opts {
 	char *const *params;
 };
 
-/* How a program reads one field of its context (args.FIELD, argN,
- * retval), as the probe's provider says. */
-enum lang_cg_how {
-	LANG_CG_CTX,		/* a load from ctx + offset (tracepoint record, raw tp args) */
-	LANG_CG_CTX_STR,	/* char[size] inside ctx: copied */
-};
-struct lang_cg_access {
-	enum lang_cg_how how;
-	uint32_t offset, size;		/* bytes */
-	bool is_signed;
-	bool user_ptr;			/* a pointer into user memory (str() reads it as such) */
-};
-
 /* One concrete attach point a program is generated for. */
 struct lang_cg_point {
 	const struct lang_attach *at;
 	const char *name;		/* the `probe` builtin: "tracepoint:syscalls:sys_enter_openat" */
 	const char *func;		/* the `func` builtin; NULL: name */
 	enum bpf_prog_type type;
-	/* args.NAME (NULL name: argN with n), retval (name "retval"): 0 or
-	 * -ENOENT.  NULL: the probe has none. */
-	int (*field)(void *ctx, const char *name, unsigned n, struct lang_cg_access *acc);
+	/* Where args.NAME (name NULL: argN with n; "retval": retval) is, as
+	 * the probe's provider says (lang/provider.h): 0 or -ENOENT.  NULL:
+	 * the probe has none. */
+	int (*field)(void *ctx, const char *name, unsigned n, struct lang_field_access *acc);
 	void *ctx;
 };
 

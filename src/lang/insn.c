@@ -165,7 +165,7 @@ int insn_finish(struct insn_buf *b)
 
 /* ---- disassembly ---------------------------------------------------- */
 
-#define HELPER_NAME(x) #x,
+#define HELPER_NAME(x) #x
 static const char *const helper_names[] = { __BPF_FUNC_MAPPER(HELPER_NAME) };
 
 const char *insn_helper_name(int id)

@@ -13,6 +13,7 @@ enum loop_end {
 	LOOP_TIMEOUT = 1,
 	LOOP_SIGNAL,
 	LOOP_EXITED,	/* every watched process exited */
+	LOOP_STOPPED,	/* loop_stop() was called (from a callback) */
 };
 
 struct loop;
@@ -25,6 +26,8 @@ int loop_watch_pid(struct loop *lp, pid_t pid);
 void loop_set_duration(struct loop *lp, double seconds);
 /* cb every `seconds` (e.g. to drain buffers without a wakeup). */
 void loop_set_tick(struct loop *lp, double seconds, int (*cb)(void *ctx), void *ctx);
+/* Ends loop_run() once the current callback returns. */
+void loop_stop(struct loop *lp);
 /* Returns enum loop_end or -errno. */
 int loop_run(struct loop *lp);
 /* The signal that ended the run (LOOP_SIGNAL), else 0. */

@@ -49,6 +49,9 @@ static inline struct lang_val vagg(enum lang_kind k, int64_t i)
 	return (struct lang_val){ .kind = k, .is_signed = k != LANG_K_COUNT, .i = i };
 }
 
+#define C(n) vagg(LANG_K_COUNT, n)
+#define SUM(n) vagg(LANG_K_SUM, n)
+
 static inline struct lang_val vstrn(const char *s, size_t n)
 {
 	return (struct lang_val){ .kind = LANG_K_STR, .s = s, .len = n };

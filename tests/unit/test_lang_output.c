@@ -5,9 +5,6 @@
  * NAME.json, made by bpftrace (tests/lang/golden/make.sh). */
 #include "lang_out_test.h"
 
-#define C(n) vagg(LANG_K_COUNT, n)
-#define SUM(n) vagg(LANG_K_SUM, n)
-
 GOLDEN(count_keyless)
 {
 	tm_exit(o, 1, tm_put(tm("@c"), NULL, C(3)));

@@ -356,6 +356,11 @@ static void check_arg(struct checker *c, const struct lang_node *call, struct la
 	default:
 		break;
 	}
+	/* print(@m[, top[, div]]) names a whole map, whatever its keys */
+	if (!strcmp(call->name, "print") && i == 0 && a->kind == LANG_N_MAP && !a->n) {
+		map_value_use(c, a, map_get(c, a->name, a->pos));
+		return;
+	}
 	/* print(@hist) is what a hist is for */
 	check_expr(c, a, !strcmp(call->name, "print") && i == 0 ? CTX_STMT : CTX_VALUE);
 	k = a->type.kind;

@@ -1205,6 +1205,18 @@ static void gen_record(struct gen *g, const struct lang_node *call, enum lang_cg
 
 		if (a->type.kind == LANG_K_TIMESTAMP && a->kind == LANG_N_CALL)
 			g->cg->sites[site].args[i].site = (int)g->cg->nsites;	/* the next site */
+		if (a->kind == LANG_N_CALL &&
+		    (!strcmp(a->name, "strerror") || !strcmp(a->name, "syscall_name"))) {
+			/* the number, named by the runtime */
+			g->cg->sites[site].args[i].render = a->name[1] == 't' ?
+				LANG_CG_RENDER_STRERROR : LANG_CG_RENDER_SYSCALL;
+			gen_expr(g, a->list[0]);
+			tmp_ptr(g, BPF_REG_1, off);
+			r = vreg(g, vtop(g), BPF_REG_2);
+			E(I_STX(BPF_DW, BPF_REG_1, r, (int16_t)ar->off));
+			vpop(g);
+			continue;
+		}
 		gen_expr(g, a);
 		tmp_ptr(g, BPF_REG_1, off);
 		r = vreg(g, vtop(g), BPF_REG_2);
@@ -1321,8 +1333,8 @@ static void gen_call_value(struct gen *g, const struct lang_node *n)
 		vpop(g);
 		vset(g, vtop(g), BPF_REG_1);
 	} else if (!strcmp(name, "strerror") || !strcmp(name, "syscall_name")) {
-		/* an int the printer names */
-		gerr(g, n->pos, "%s() is not supported by the code generator yet", name);
+		/* an int the runtime names, in records only */
+		gerr(g, n->pos, "%s() can only be an argument of printf() or print() here", name);
 		push_const(g, n->pos, 0);
 	} else if (!strcmp(name, "has_key")) {
 		const struct lang_node *m = n->list[0];

@@ -86,6 +86,13 @@ struct lang_cg_arg {
 	struct lang_type type;
 	uint32_t off;
 	int site;			/* strftime/ksym: the site of its format, -1 */
+	int render;			/* LANG_CG_RENDER_*: an int the runtime turns into a string */
+};
+
+enum {
+	LANG_CG_RENDER_NONE,
+	LANG_CG_RENDER_STRERROR,	/* strerror(n) */
+	LANG_CG_RENDER_SYSCALL,		/* syscall_name(n) */
 };
 
 /* What a record says beyond its header: one per call site. */

@@ -12,6 +12,7 @@
 #include "lang/rec.h"
 #include "lang/runtime.h"
 #include "sym/ksyms.h"
+#include "syscall/table.h"
 
 #define VERIFIER_LOG_SIZE (16u << 20)
 #define VERIFIER_TAIL_LINES 6
@@ -46,6 +47,7 @@ struct rt {
 	bool has_exit_code;
 	struct arena_blk *arena;
 	struct ksyms *ksyms;
+	struct sc_table *systab;
 	bool ksyms_tried;
 	struct timespec boot;
 	int err;
@@ -136,6 +138,29 @@ static void decode(struct rt *rt, const struct lang_type *t, const uint8_t *p,
 	memset(v, 0, sizeof(*v));
 	v->kind = t->kind;
 	memcpy(&i64, p, sizeof(i64));
+	if (arg && arg->render) {
+		const char *s = NULL;
+
+		if (arg->render == LANG_CG_RENDER_STRERROR) {
+			s = strerror((int)i64);
+		} else {
+			if (!rt->systab)
+				rt->systab = sc_table_load();
+			if (rt->systab && i64 >= 0 && i64 < SC_NR_MAX)
+				s = sc_table_get(rt->systab, (int)i64)->name;
+		}
+		if (!s) {
+			char *b = ar_alloc(rt, 24);
+
+			if (b)
+				snprintf(b, 24, "%" PRId64, i64);
+			s = b;
+		}
+		v->kind = LANG_K_STR;
+		v->s = s;
+		v->len = s ? strlen(s) : 0;
+		return;
+	}
 	switch (t->kind) {
 	case LANG_K_INT:
 	case LANG_K_SUM:
@@ -892,5 +917,6 @@ end:
 	free(rt.pts);
 	ar_reset(&rt);
 	ksyms_free(rt.ksyms);
+	sc_table_free(rt.systab);
 	return err ? 1 : status;
 }

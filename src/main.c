@@ -21,7 +21,8 @@ static const struct command {
 
 static void usage(FILE *f)
 {
-	fputs("usage: stackscope COMMAND [OPTIONS] [-- CMD ARGS...]\n\ncommands:\n", f);
+	fputs("usage: stackscope COMMAND [OPTIONS] [-- CMD ARGS...]\n"
+	      "       stackscope -l [-v] [PATTERN]\n\ncommands:\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n`stackscope COMMAND --help` describes a command's options.\n", f);
@@ -43,6 +44,8 @@ int main(int argc, char **argv)
 	}
 	if (!strncmp(argv[1], "-e", 2) || !strncmp(argv[1], "-l", 2))
 		return cmd_run(argc, argv);
+	if (!strncmp(argv[1], "-l", 2))
+		return cmd_list(argc, argv);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);

@@ -57,6 +57,8 @@ struct gen {
 	int brk[MAX_LOOPS], cont[MAX_LOOPS];
 	int nloops;
 	size_t tmpbase_at;	/* the instruction adding var_size */
+	bool dead;		/* after exit(), return, break, continue: no code (the
+				 * verifier refuses unreachable instructions) */
 	bool failed;
 };
 
@@ -1869,6 +1871,7 @@ static void gen_exit(struct gen *g, const struct lang_node *n)
 	}
 	gen_record(g, n, LANG_CGS_EXIT, 0, NULL, 0, -1, 0, 0);
 	insn_ja(g->b, g->out);
+	g->dead = true;
 }
 
 static void gen_call_stmt(struct gen *g, const struct lang_node *n)
@@ -1952,7 +1955,7 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 	uint32_t mark = g->tmp_cur;
 	int depth = g->depth;
 
-	if (g->failed && g->cg->prog->nerrors > 8)
+	if ((g->failed && g->cg->prog->nerrors > 8) || g->dead)
 		return;
 	g->b->cur_pos = n->pos.line << 16 | (n->pos.col & 0xffff);
 	switch (n->kind) {
@@ -1992,15 +1995,21 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 	case LANG_N_IF: {
 		int no = insn_label(g->b), done = insn_label(g->b);
 
+		bool then_dead;
+
 		gen_cond_false(g, n->a, no);
 		g->tmp_cur = mark;
 		gen_block(g, n->b);
-		insn_ja(g->b, done);
+		then_dead = g->dead;
+		if (!then_dead)
+			insn_ja(g->b, done);
 		insn_bind(g->b, no);
+		g->dead = false;
 		if (n->c && n->c->kind == LANG_N_IF)
 			gen_stmt(g, n->c);
 		else
 			gen_block(g, n->c);
+		g->dead = then_dead && n->c && g->dead;
 		insn_bind(g->b, done);
 		break;
 	}
@@ -2018,7 +2027,9 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 		g->cont[g->nloops++] = top;
 		gen_block(g, n->b);
 		g->nloops--;
-		insn_ja(g->b, top);
+		if (!g->dead)
+			insn_ja(g->b, top);
+		g->dead = false;
 		insn_bind(g->b, done);
 		break;
 	}
@@ -2060,6 +2071,7 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 		g->cont[g->nloops++] = next;
 		gen_block(g, n->c);
 		g->nloops--;
+		g->dead = false;	/* continue comes here */
 		insn_bind(g->b, next);
 		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, (int16_t)v->off));
 		E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
@@ -2084,6 +2096,7 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 	}
 	case LANG_N_RETURN:
 		insn_ja(g->b, g->out);
+		g->dead = true;
 		break;
 	case LANG_N_BREAK:
 	case LANG_N_CONTINUE:
@@ -2092,6 +2105,7 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 			break;
 		}
 		insn_ja(g->b, n->kind == LANG_N_BREAK ? g->brk[g->nloops - 1] : g->cont[g->nloops - 1]);
+		g->dead = true;
 		break;
 	default:
 		gen_expr(g, n);

@@ -639,9 +639,16 @@ static long last_insn(const char *log)
 	for (const char *l = log; l && *l;) {
 		char *end;
 		long v = strtol(l, &end, 10);
+		const char *in = strstr(l, "insn ");
 
 		if (end != l && *end == ':' && end[1] == ' ' && v >= 0)
 			last = v;
+		/* "unreachable insn 12", "jump out of range from insn 3 to 9" */
+		if (in && (!strchr(l, '\n') || in < strchr(l, '\n'))) {
+			v = strtol(in + 5, &end, 10);
+			if (end != in + 5 && v >= 0)
+				last = v;
+		}
 		l = strchr(l, '\n');
 		if (l)
 			l++;
@@ -901,8 +908,9 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 end:
 	lang_out_free(rt.out);
 	status = session_end(rt.s, err);
-	if (!err && rt.has_exit_code)
-		status = rt.exit_code;
+	/* exit() ends the run, and a command with it: its status is exit()'s */
+	if (!err && rt.exited)
+		status = rt.has_exit_code ? rt.exit_code : 0;
 	session_free(rt.s);
 	if (rt.prog_fds)
 		for (size_t i = 0; i < rt.cg->nprogs; i++)

@@ -1306,7 +1306,9 @@ static void gen_call_value(struct gen *g, const struct lang_node *n)
 	const char *name = n->name;
 	int d, r;
 
-	if (!strcmp(name, "str")) {
+	if (!strcmp(name, "kstack") || !strcmp(name, "ustack")) {
+		gen_builtin(g, n);
+	} else if (!strcmp(name, "str")) {
 		gen_str(g, n);
 	} else if (!strcmp(name, "ksym")) {
 		gen_expr(g, n->list[0]);

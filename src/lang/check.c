@@ -320,6 +320,12 @@ static void check_arg(struct checker *c, const struct lang_node *call, struct la
 	switch (kind) {
 	case LANG_A_MAP:
 	case LANG_A_MAPELEM:
+		/* delete(@m, key): the map by name, its key the next argument */
+		if (kind == LANG_A_MAPELEM && a->kind == LANG_N_MAP && !a->n && call->n == 2 &&
+		    !strcmp(call->name, "delete")) {
+			map_value_use(c, a, map_get(c, a->name, a->pos));
+			return;
+		}
 		if (a->kind != LANG_N_MAP || (kind == LANG_A_MAP && a->n)) {
 			err(c, a->pos, "%s() takes a map%s as argument %zu", call->name,
 			    kind == LANG_A_MAP ? " (@name, without keys)" : "", i + 1);

@@ -332,6 +332,7 @@ struct lang_cg *lang_cg_new(struct lang_prog *prog, const struct lang_cg_opts *o
 {
 	struct lang_cg *cg = calloc(1, sizeof(*cg));
 	const struct lang_config *c;
+	size_t errs = prog->nerrors;
 	unsigned maxkeys;
 
 	if (!cg)
@@ -354,6 +355,7 @@ struct lang_cg *lang_cg_new(struct lang_prog *prog, const struct lang_cg_opts *o
 		cg->print_maps_on_exit = c->value->kind == LANG_N_INT ? c->value->num != 0 :
 			c->value->kind == LANG_N_IDENT && !strcmp(c->value->name, "true");
 	if (cg->o.max_strlen < 1 || cg->o.max_strlen > LANG_CG_MAX_STRLEN) {
+		c = config_find(prog, "max_strlen");
 		lang_errorf(prog, c ? c->pos : (struct lang_pos){ 1, 1 },
 			    "max_strlen must be from 1 to %u", LANG_CG_MAX_STRLEN);
 		free(cg);
@@ -432,6 +434,10 @@ struct lang_cg *lang_cg_new(struct lang_prog *prog, const struct lang_cg_opts *o
 		for (size_t i = 0; i < cg->nmaps; i++)
 			nuser += cg->maps[i].role == LANG_CGM_USER;
 		cg->maps[cg->full].max_entries = nuser ? (uint32_t)cg->nmaps : 1;
+	}
+	if (prog->nerrors > errs) {
+		lang_cg_free(cg);
+		return NULL;
 	}
 	return cg;
 }
@@ -803,6 +809,14 @@ static void gen_key(struct gen *g, const struct lang_node *n, const struct lang_
 		uint32_t size = lang_cg_size(g->cg, &k->type);
 		int r;
 
+		if (k->kind == LANG_N_BUILTIN && !strcmp(k->name, "comm")) {
+			/* straight into the zeroed key */
+			tmp_ptr(g, BPF_REG_1, off + at);
+			E(I_MOV64_IMM(BPF_REG_2, 16));
+			E(I_CALL(BPF_FUNC_get_current_comm));
+			at += size;
+			continue;
+		}
 		gen_expr(g, k);
 		tmp_ptr(g, BPF_REG_1, off);
 		r = vreg(g, vtop(g), BPF_REG_2);
@@ -1658,7 +1672,7 @@ static void gen_agg(struct gen *g, const struct lang_node *lhs, const struct lan
 	int mi = map_index(g, lhs->name);
 	const struct lang_cg_map *m;
 	enum lang_kind k = call->type.kind;
-	int found = insn_label(g->b), done = insn_label(g->b), again = insn_label(g->b);
+	int found = insn_label(g->b), done = insn_label(g->b);
 	uint32_t koff, voff;
 	int d, r;
 
@@ -1703,18 +1717,36 @@ static void gen_agg(struct gen *g, const struct lang_node *lhs, const struct lan
 	ld_map(g, BPF_REG_1, mi);
 	E(I_CALL(BPF_FUNC_map_lookup_elem));
 	insn_jmp_imm(g->b, BPF_JNE, BPF_REG_0, 0, found);
-	/* a new element: zeroed, inserted, then updated like an old one */
 	voff = tmp_alloc(g, m->value_size, call->pos);
 	tmp_ptr(g, BPF_REG_1, voff);
-	emit_zero(g, BPF_REG_1, 0, m->value_size);
-	map_update_tmp(g, mi, koff, voff, BPF_NOEXIST, call->pos);
-	ld_map(g, BPF_REG_1, mi);
-	tmp_ptr(g, BPF_REG_2, koff);
-	E(I_CALL(BPF_FUNC_map_lookup_elem));
-	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, done);
-	insn_ja(g->b, again);
-	insn_bind(g->b, found);
-	insn_bind(g->b, again);
+	if (k != LANG_K_HIST && k != LANG_K_LHIST) {
+		/* a new element: inserted with its first value */
+		r = vreg(g, vtop(g), BPF_REG_2);
+		switch (k) {
+		case LANG_K_MIN: case LANG_K_MAX:
+			E(I_STX(BPF_DW, BPF_REG_1, r, 0));
+			E(I_ST(BPF_DW, BPF_REG_1, 8, 1));
+			break;
+		case LANG_K_AVG: case LANG_K_STATS:
+			E(I_ST(BPF_DW, BPF_REG_1, 0, 1));
+			E(I_STX(BPF_DW, BPF_REG_1, r, 8));
+			break;
+		default:
+			E(I_STX(BPF_DW, BPF_REG_1, r, 0));
+		}
+		map_update_tmp(g, mi, koff, voff, BPF_NOEXIST, call->pos);
+		insn_ja(g->b, done);
+		insn_bind(g->b, found);
+	} else {
+		/* a new histogram: zeroed, inserted, then counted like an old one */
+		emit_zero(g, BPF_REG_1, 0, m->value_size);
+		map_update_tmp(g, mi, koff, voff, BPF_NOEXIST, call->pos);
+		ld_map(g, BPF_REG_1, mi);
+		tmp_ptr(g, BPF_REG_2, koff);
+		E(I_CALL(BPF_FUNC_map_lookup_elem));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, done);
+		insn_bind(g->b, found);
+	}
 	d = vtop(g);
 	r = vreg(g, d, BPF_REG_2);
 	switch (k) {

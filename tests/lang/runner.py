@@ -22,13 +22,17 @@ separated by blank lines, '#' starts a comment line).
                        ("Attached N probes" / bpftrace's "Attaching ...")
   REQUIRES command     the case is skipped unless command exits 0; two
                        special forms: "REQUIRES stackscope" (stackscope's
-                       own CLI or messages: skipped with --binary
-                       bpftrace) and "REQUIRES deferred: why" (a feature
+                       own CLI, messages, or language past bpftrace 0.17:
+                       skipped with --binary bpftrace) and "REQUIRES deferred: why" (a feature
                        the language issue defers: always skipped)
   ENV K=V ...          environment of the program
 
+A line starting with a space or a tab continues the directive above it
+(after a newline, the first blank removed): programs on several lines.
+
 A case whose stderr says "code generation is not implemented" (a
-stackscope without its code generator) is skipped, saying so.
+stackscope without its code generator), or whose run ends with status 2
+and "invalid option" (an option not there yet), is skipped, saying so.
 
 "The output" is stdout and stderr together (stdout first).  Substituted
 everywhere: {{BIN}} (also {{BPFTRACE}}), {{RUN_FILE}} (what runs a
@@ -71,6 +75,8 @@ ATTACHED = re.compile(r"^(Attached \d+ probes?|Attaching \d+ probes?\.\.\.)$", r
 MAX_OUTPUT = 16 << 20
 # what stackscope says while it has no code generator
 NOT_YET = b"code generation is not implemented"
+# ... and while an option the case uses is not there yet
+NO_OPTION = re.compile(rb"(invalid|unrecognized) option[^\n]*")
 
 
 class CaseError(Exception):
@@ -91,11 +97,20 @@ def parse(path):
                 cases.append(cur)
             cur = None
             continue
+        if line[0] in " \t" and cur is not None and "_last" in cur:
+            # a continuation of the directive above, after a newline
+            last = cur["_last"]
+            if last in MULTI:
+                cur[last][-1] += "\n" + line[1:]
+            else:
+                cur[last] += "\n" + line[1:]
+            continue
         word, _, rest = line.partition(" ")
         if word not in DIRECTIVES:
             raise CaseError("%s:%d: unknown directive %r" % (path, lineno, word))
         if cur is None:
             cur = {"_line": lineno}
+        cur["_last"] = word
         if word in MULTI:
             cur.setdefault(word, []).append(rest)
         elif word in cur:
@@ -141,7 +156,7 @@ class Runner:
         for req in case.get("REQUIRES", []):
             if req.strip() == "stackscope":
                 if self.is_bpftrace:
-                    return "stackscope's own CLI or messages"
+                    return "stackscope only (its CLI, its messages, or language past bpftrace 0.17)"
                 continue
             if req.startswith("deferred:"):
                 return req
@@ -369,6 +384,11 @@ def main():
                 if not runner.is_bpftrace and NOT_YET in err:
                     print("skip %s: %s cannot run programs yet (%s)" % (
                         name, os.path.basename(binary), NOT_YET.decode()))
+                    continue
+                m = NO_OPTION.search(err)
+                if not runner.is_bpftrace and rc == 2 and m and case["RETURN_CODE"] != 2:
+                    print("skip %s: %s has no such option yet (%s)" % (
+                        name, os.path.basename(binary), m.group(0).decode(errors="replace")))
                     continue
                 runner.check(case, rc, out, err)
                 print("ok " + name)

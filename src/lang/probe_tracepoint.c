@@ -68,6 +68,8 @@ static bool parse_field(const char *line, size_t len, bool user, struct tp_field
 	size_t dlen, nlen;
 
 	memset(f, 0, sizeof(*f));
+	if (memchr(line, '\0', len))
+		return false;	/* not text */
 	p = memmem(line, len, "field:", 6);
 	if (!p)
 		return false;

@@ -39,6 +39,28 @@ static bool c_signed(const char *type)
 	return !strncmp(t, "signed ", 7) || !strncmp(t, "long ", 5) || !strncmp(t, "short ", 6);
 }
 
+/* The width of the common C integer types that syscall tracepoints put
+ * in wider slots; 0 for others (the slot's size stands). */
+static unsigned c_width(const char *type)
+{
+	static const struct {
+		const char *name;
+		unsigned width;
+	} w[] = {
+		{ "int", 4 }, { "signed int", 4 }, { "unsigned int", 4 }, { "unsigned", 4 },
+		{ "pid_t", 4 }, { "uid_t", 4 }, { "gid_t", 4 }, { "u32", 4 }, { "s32", 4 },
+		{ "__u32", 4 }, { "__s32", 4 }, { "key_t", 4 }, { "mqd_t", 4 },
+		{ "clockid_t", 4 }, { "timer_t", 4 }, { "qid_t", 4 }, { "key_serial_t", 4 },
+		{ "short", 2 }, { "unsigned short", 2 }, { "u16", 2 }, { "s16", 2 },
+		{ "umode_t", 2 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(w); i++)
+		if (!strcmp(type, w[i].name))
+			return w[i].width;
+	return 0;
+}
+
 static bool is_char(const char *type)
 {
 	const char *t = type;
@@ -182,7 +204,14 @@ static bool parse_field(const char *line, size_t len, bool user, struct tp_field
 		if (size != 8)
 			f->acc.kind = LANG_ACC_RECORD;
 	} else if (size == 1 || size == 2 || size == 4 || size == 8) {
+		unsigned w = c_width(f->type);
+
 		f->acc.kind = LANG_ACC_INT;
+		/* "int dfd" in an 8-byte slot (syscall arguments): the value is
+		 * the declared type's, in the slot's low bytes (little-endian),
+		 * so AT_FDCWD reads as -100, not 4294967196 */
+		if (w && w < size)
+			f->acc.size = w;
 		/* a bool is unsigned whatever "signed:" says */
 		if (!strcmp(f->type, "bool") || !strcmp(f->type, "_Bool"))
 			f->acc.is_signed = false;

@@ -74,17 +74,20 @@ TEST(tp_format_syscall_fields)
 	      x->acc.is_signed);
 	x = tp_format_field(f, "__syscall_nr");
 	CHECK(x && x->acc.offset == 8 && x->acc.size == 4 && x->acc.is_signed);
-	/* "int" in an 8-byte slot: signed as C says, whatever "signed:0" says */
+	/* "int" in an 8-byte slot: its low 4 bytes, signed as C says, whatever
+	 * "signed:0" says */
 	x = tp_format_field(f, "dfd");
-	CHECK(x && x->acc.kind == LANG_ACC_INT && x->acc.offset == 16 && x->acc.size == 8 &&
+	CHECK(x && x->acc.kind == LANG_ACC_INT && x->acc.offset == 16 && x->acc.size == 4 &&
 	      x->acc.is_signed);
 	x = tp_format_field(f, "filename");
 	CHECK(x && x->acc.kind == LANG_ACC_STR_PTR && x->acc.offset == 24 && x->acc.size == 8 &&
 	      x->acc.user && !x->acc.is_signed);
 	CHECK_STR(x ? x->type : NULL, "const char *");
 	CHECK_STR(x ? x->acc.ctype : NULL, "const char *");
-	x = tp_format_field(f, "mode");
-	CHECK(x && x->acc.kind == LANG_ACC_INT && !x->acc.is_signed);
+	x = tp_format_field(f, "mode");	/* umode_t: an unsigned short */
+	CHECK(x && x->acc.kind == LANG_ACC_INT && !x->acc.is_signed && x->acc.size == 2);
+	x = tp_format_field(f, "flags");
+	CHECK(x && x->acc.offset == 32 && x->acc.size == 4 && x->acc.is_signed);
 	CHECK(tp_format_field(f, "nosuch") == NULL);
 	CHECK(tp_format_field(f, "print") == NULL);
 	free(f);

@@ -21,11 +21,11 @@ static const struct command {
 
 static void usage(FILE *f)
 {
-	fputs("usage: stackscope COMMAND [OPTIONS] [-- CMD ARGS...]\n"
-	      "       stackscope -l [-v] [PATTERN]\n\ncommands:\n", f);
+	fputs("usage: stackscope COMMAND [OPTIONS] [-- CMD ARGS...]\n\ncommands:\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n`stackscope COMMAND --help` describes a command's options.\n", f);
+	fputs("\n`stackscope COMMAND --help` describes a command's options;\n"
+	      "`stackscope -l [-v] [PATTERN]` lists the probes `run` programs can use.\n", f);
 }
 
 int main(int argc, char **argv)

@@ -888,5 +888,6 @@ int lang_check(struct lang_prog *prog, const struct lang_check_opts *opts)
 	c.report = true;
 	check_config(&c);
 	check_pass(&c);
-	return c.errors || prog->arena.failed ? -EINVAL : 0;
+	/* errors the resolve_field hook recorded (a probe that does not exist) count too */
+	return c.errors || prog->nerrors || prog->arena.failed ? -EINVAL : 0;
 }

@@ -190,16 +190,29 @@ static int wp_expand(struct lang_probes *pr, const struct lang_attach *at, struc
 	struct lang_point *pt;
 	char name[128];
 	int type = bp_type(at->mode), fd;
+	uint64_t hits;
 
 	if (type < 0)
 		return probes_error(pr, at, -EINVAL, "%s: the mode is r, w, rw or x", at->text);
-	/* can this machine watch memory at all: a word of this process */
+	/* can this machine watch memory at all: a word of this process,
+	 * written once; a machine (a VM) may open the event and never fire */
 	fd = bp_open((uint64_t)(uintptr_t)&probe_word, 8, HW_BREAKPOINT_W, 0);
 	if (fd < 0)
 		return probes_error(pr, at, fd, "%s: this machine refuses hardware breakpoints "
 				    "(perf_event_open: %s); try a uprobe on the function that "
 				    "writes it", at->text, strerror(-fd));
+	hits = 0;
+	if (!ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		probe_word++;
+		if (read(fd, &hits, sizeof(hits)) != sizeof(hits))
+			hits = 0;
+	}
 	close(fd);
+	if (!hits)
+		return probes_error(pr, at, -EOPNOTSUPP, "%s: this machine's hardware breakpoints "
+				    "never fire (one opened on a word written here counted "
+				    "nothing); try a uprobe on the function that writes it",
+				    at->text);
 	if (!o->npids && !o->cmd_path)
 		return probes_error(pr, at, -EINVAL, "%s: a watchpoint watches a process: give -p "
 				    "PID or a command", at->text);

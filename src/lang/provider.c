@@ -20,9 +20,26 @@ struct lang_probes {
 	struct btf *btf;
 	int btf_err;			/* the first load's error: not retried */
 	bool tracefs_failed;
-	/* every expansion made, freed at the end */
-	struct lang_points *all;
+	/* every expansion made, by attach point, freed at the end: asked
+	 * again (the checker's passes, each field), the same answer */
+	struct expansion *all;
 	size_t nall;
+	struct field_memo *memo;
+};
+
+struct expansion {
+	const struct lang_attach *at;
+	struct lang_points ps;
+	int err;
+};
+
+/* resolve_field's answers, so that an error is said once */
+struct field_memo {
+	const struct lang_attach *at;
+	char *field;
+	int err;
+	struct lang_type type;
+	struct field_memo *next;
 };
 
 /* ---- BEGIN and END -------------------------------------------------- */
@@ -114,8 +131,15 @@ void lang_probes_free(struct lang_probes *pr)
 	if (!pr)
 		return;
 	for (size_t i = 0; i < pr->nall; i++)
-		points_free(&pr->all[i]);
+		points_free(&pr->all[i].ps);
 	free(pr->all);
+	while (pr->memo) {
+		struct field_memo *m = pr->memo;
+
+		pr->memo = m->next;
+		free(m->field);
+		free(m);
+	}
 	btf__free(pr->btf);
 	free(pr->events_dir);
 	tracefs_close(pr->tracefs);
@@ -217,21 +241,29 @@ int lang_probes_expand(struct lang_probes *pr, const struct lang_attach *at,
 		       struct lang_point ***pts, size_t *n)
 {
 	const struct lang_provider_ops *ops = lang_provider_get(at->provider);
-	struct lang_points ps = { 0 }, *all;
+	struct lang_points ps = { 0 };
+	struct expansion *all;
 	int err;
 
 	*pts = NULL;
 	*n = 0;
+	for (size_t i = 0; i < pr->nall; i++)
+		if (pr->all[i].at == at) {
+			*pts = pr->all[i].ps.v;
+			*n = pr->all[i].ps.n;
+			return pr->all[i].err;
+		}
 	if (!ops->expand)
-		return probes_error(pr, at, -EOPNOTSUPP, "%s: %s probes are not supported",
-				    at->text, lang_provider_name(at->provider));
-	err = ops->expand(pr, at, &ps);
+		err = probes_error(pr, at, -EOPNOTSUPP, "%s: %s probes are not supported",
+				   at->text, lang_provider_name(at->provider));
+	else
+		err = ops->expand(pr, at, &ps);
 	if (!err && !ps.n)
 		err = probes_error(pr, at, -ENOENT, "%s: matches no probe", at->text);
 	if (err) {
 		points_free(&ps);
-		return err == -ENOMEM ? probes_error(pr, at, err, "%s: out of memory", at->text)
-				      : err;
+		if (err == -ENOMEM)
+			probes_error(pr, at, err, "%s: out of memory", at->text);
 	}
 	all = realloc(pr->all, (pr->nall + 1) * sizeof(*all));
 	if (!all) {
@@ -239,7 +271,9 @@ int lang_probes_expand(struct lang_probes *pr, const struct lang_attach *at,
 		return -ENOMEM;
 	}
 	pr->all = all;
-	pr->all[pr->nall++] = ps;
+	pr->all[pr->nall++] = (struct expansion){ at, ps, err };
+	if (err)
+		return err;
 	*pts = ps.v;
 	*n = ps.n;
 	return 0;
@@ -301,10 +335,9 @@ struct lang_type lang_access_type(const struct lang_field_access *acc)
 	return t;
 }
 
-int lang_probes_resolve_field(void *ctx, const struct lang_attach *at, const char *field,
-			      struct lang_type *out)
+static int resolve(struct lang_probes *pr, const struct lang_attach *at, const char *field,
+		   struct lang_type *out)
 {
-	struct lang_probes *pr = ctx;
 	struct lang_field_access acc;
 	struct lang_point **pts;
 	size_t n;
@@ -332,6 +365,31 @@ int lang_probes_resolve_field(void *ctx, const struct lang_attach *at, const cha
 			*out = (struct lang_type){ .kind = LANG_K_EXTERN };
 	}
 	return 0;
+}
+
+int lang_probes_resolve_field(void *ctx, const struct lang_attach *at, const char *field,
+			      struct lang_type *out)
+{
+	struct lang_probes *pr = ctx;
+	struct field_memo *m;
+
+	for (m = pr->memo; m; m = m->next)
+		if (m->at == at && !strcmp(m->field, field)) {
+			*out = m->type;
+			/* -ENOENT is the checker's to say, on every pass it reports */
+			return m->err;
+		}
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->field = strdup(field))) {
+		free(m);
+		return -ENOMEM;
+	}
+	m->at = at;
+	m->err = resolve(pr, at, field, &m->type);
+	m->next = pr->memo;
+	pr->memo = m;
+	*out = m->type;
+	return m->err;
 }
 
 /* ---- listing -------------------------------------------------------- */

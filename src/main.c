@@ -44,6 +44,11 @@ int main(int argc, char **argv)
 	}
 	if (!strncmp(argv[1], "-e", 2) || !strncmp(argv[1], "-l", 2))
 		return cmd_run(argc, argv);
+	/* bpftrace's order: options first (stackscope -q -e PROGRAM) */
+	if (argv[1][0] == '-')
+		for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+			if (!strncmp(argv[i], "-e", 2))
+				return cmd_run(argc, argv);
 	if (!strncmp(argv[1], "-l", 2))
 		return cmd_list(argc, argv);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)

@@ -349,6 +349,16 @@ struct lang_cg *lang_cg_new(struct lang_prog *prog, const struct lang_cg_opts *o
 		cg->o.ringbuf_size = LANG_CG_RINGBUF_SIZE;
 	if ((c = config_find(prog, "max_strlen")) && c->value->kind == LANG_N_INT)
 		cg->o.max_strlen = (unsigned)c->value->num;
+	if ((c = config_find(prog, "perf_rb_pages")) && c->value->kind == LANG_N_INT) {
+		/* the ring buffer's size: a power of two of pages */
+		uint64_t pages = c->value->num;
+
+		if (pages < 1 || pages > 65536 || (pages & (pages - 1))) {
+			lang_errorf(prog, c->pos, "perf_rb_pages must be a power of two from 1 to 65536");
+			pages = 1;
+		}
+		cg->o.ringbuf_size = (uint32_t)(pages * 4096);
+	}
 	if ((c = config_find(prog, "max_map_keys")) && c->value->kind == LANG_N_INT)
 		cg->o.max_map_keys = (unsigned)c->value->num;
 	if ((c = config_find(prog, "print_maps_on_exit")))
@@ -1890,19 +1900,27 @@ static void var_store_top(struct gen *g, const struct lang_node *lhs, int op, bo
 static void gen_exit(struct gen *g, const struct lang_node *n)
 {
 	uint32_t off;
+	int skip = insn_label(g->b), r;
 
+	/* state[0] = code << 1 | 1: every probe stops, and the runtime has
+	 * the code even when the record below is lost */
+	if (n->n)
+		gen_expr(g, n->list[0]);
+	else
+		push_const(g, n->pos, 0);
 	off = tmp_alloc(g, 8, n->pos);
 	tmp_ptr(g, BPF_REG_2, off);
 	E(I_ST(BPF_W, BPF_REG_2, 0, 0));
 	ld_map(g, BPF_REG_1, g->cg->state);
 	E(I_CALL(BPF_FUNC_map_lookup_elem));
-	{
-		int skip = insn_label(g->b);
-
-		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, skip);
-		E(I_ST(BPF_DW, BPF_REG_0, 0, 1));
-		insn_bind(g->b, skip);
-	}
+	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, skip);
+	r = vreg(g, vtop(g), BPF_REG_1);
+	E(I_MOV64_REG(BPF_REG_1, r));
+	E(I_ALU64_IMM(BPF_LSH, BPF_REG_1, 1));
+	E(I_ALU64_IMM(BPF_OR, BPF_REG_1, 1));
+	E(I_STX(BPF_DW, BPF_REG_0, BPF_REG_1, 0));
+	insn_bind(g->b, skip);
+	vpop(g);
 	gen_record(g, n, LANG_CGS_EXIT, 0, NULL, 0, -1, 0, 0);
 	insn_ja(g->b, g->out);
 	g->dead = true;

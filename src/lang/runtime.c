@@ -765,6 +765,24 @@ static int run_special(struct rt *rt, enum lang_provider which)
 	return 0;
 }
 
+/* exit() sets state[0] (code << 1 | 1) before its record, which the ring
+ * buffer may refuse: the flag is the truth. */
+static int check_state(void *ctx)
+{
+	struct rt *rt = ctx;
+	uint64_t v = 0;
+
+	if (rt->exited || rt->in_end)
+		return 0;
+	if (bpf_map_lookup_elem(rt->cg->maps[rt->cg->state].fd, &(uint32_t){ 0 }, &v) || !v)
+		return 0;
+	rt->exited = true;
+	rt->exit_code = (int)((int64_t)v >> 1);
+	rt->has_exit_code = true;
+	session_stop(rt->s);
+	return 0;
+}
+
 static uint64_t sum_percpu(struct rt *rt, int fd, uint32_t key)
 {
 	uint64_t *v = calloc((size_t)rt->ncpus, 8), n = 0;
@@ -871,6 +889,8 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 	rt.boot = boottime();
 	lang_out_set_boottime(rt.out, rt.boot);
 	err = session_add_ringbuf(rt.s, rt.cg->maps[rt.cg->ringbuf].fd, on_record, &rt);
+	if (!err)
+		err = session_add_drain(rt.s, check_state, &rt);
 	if (err)
 		goto end;
 	/* BEGIN first, as bpftrace: its output precedes any other probe's */

@@ -632,26 +632,25 @@ static int create_maps(struct rt *rt)
 }
 
 /* The last instruction index a verifier log names ("123: (bf) ..."). */
-static long last_insn(const char *log)
+static long last_insn(const char *log, size_t n)
 {
 	long last = -1;
 
 	for (const char *l = log; l && *l;) {
+		const char *eol = strchr(l, '\n'), *in;
+		size_t len = eol ? (size_t)(eol - l) : strlen(l);
 		char *end;
 		long v = strtol(l, &end, 10);
-		const char *in = strstr(l, "insn ");
 
-		if (end != l && *end == ':' && end[1] == ' ' && v >= 0)
+		if (end != l && *end == ':' && end[1] == ' ' && v >= 0 && (size_t)v < n)
 			last = v;
 		/* "unreachable insn 12", "jump out of range from insn 3 to 9" */
-		if (in && (!strchr(l, '\n') || in < strchr(l, '\n'))) {
-			v = strtol(in + 5, &end, 10);
-			if (end != in + 5 && v >= 0)
+		for (in = memmem(l, len, " insn ", 6); in; in = memmem(in + 1, len - (size_t)(in + 1 - l), " insn ", 6)) {
+			v = strtol(in + 6, &end, 10);
+			if (end != in + 6 && v >= 0 && (size_t)v < n)
 				last = v;
 		}
-		l = strchr(l, '\n');
-		if (l)
-			l++;
+		l = eol ? eol + 1 : NULL;
 	}
 	return last;
 }
@@ -660,7 +659,7 @@ static void say_verifier(struct rt *rt, const struct lang_cg_prog *p, const stru
 			 const char *log, int err)
 {
 	const char *what = pt && pt->pt ? pt->pt->name : p->probe->attach[0].text;
-	long at = last_insn(log);
+	long at = last_insn(log, p->code.n);
 	struct lang_pos pos = at >= 0 ? lang_cg_insn_pos(p, (size_t)at) : (struct lang_pos){ 0, 0 };
 	size_t len = strlen(log);
 	const char *tail = log + len;
@@ -721,7 +720,9 @@ static int load_progs(struct rt *rt)
 				lo.log_level = 1;
 				fd = bpf_prog_load(p->type, p->name, "GPL", p->code.insn, p->code.n, &lo);
 				if (fd < 0) {
-					err = -errno;
+					/* ENOSPC: only the log was cut; the first load's error is the reason */
+					if (errno != ENOSPC)
+						err = -errno;
 					say_verifier(rt, p, pt, log, err);
 				}
 				free(log);

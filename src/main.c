@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 		printf("stackscope %s\n", STACKSCOPE_VERSION);
 		return 0;
 	}
-	if (!strncmp(argv[1], "-e", 2) || !strncmp(argv[1], "-l", 2))
+	if (!strncmp(argv[1], "-e", 2))
 		return cmd_run(argc, argv);
 	/* bpftrace's order: options first (stackscope -q -e PROGRAM) */
 	if (argv[1][0] == '-')

@@ -18,7 +18,6 @@
 static const char usage_text[] =
 "usage: stackscope run [OPTIONS] FILE [ARG...] [-- CMD [ARG...]]\n"
 "       stackscope -e PROGRAM [OPTIONS] [ARG...] [-- CMD [ARG...]]\n"
-"       stackscope -l [PATTERN]   stackscope -lv PROBE\n"
 "\n"
 "Runs a program in bpftrace's language: probes with a predicate and\n"
 "actions, maps, aggregations.  FILE may be - for standard input.  ARGs are\n"
@@ -33,7 +32,7 @@ static const char usage_text[] =
 "  -f text|json   output format (json: one object a line)\n"
 "  -q             no \"Attached N probes\" line\n"
 "  -v             the whole verifier log when a program is refused\n"
-"  -l [PATTERN]   list probes (-lv: with their arguments)\n"
+
 "  --dry-run      generate and load through the verifier, attach nothing\n"
 "  --dump ast|bpf print the checked syntax tree or the BPF instructions and stop\n"
 "  --unsafe       allow system(), cat(), signal() and override()\n";
@@ -150,11 +149,11 @@ int cmd_run(int argc, char **argv)
 	struct lang_run_opts ro = { .fmt = LANG_OUT_TEXT };
 	struct session_opts so = { .name = "run" };
 	struct lang_probes *pr = NULL;
-	const char *prog_text = NULL, *name, *list = NULL;
+	const char *prog_text = NULL, *name;
 	struct lang_prog *prog = NULL;
 	char *text = NULL, **cmd_words = NULL;
 	size_t len;
-	bool dump_ast = false, listing = false;
+	bool dump_ast = false;
 	int c, ret = 1, r;
 
 	/* -- CMD ARGS: the command, not positional parameters */
@@ -166,7 +165,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:hp:c:d:o:f:qvl::", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:hp:c:d:o:f:qv", longopts, NULL)) != -1) {
 		r = session_parse_opt(&so, c, optarg);
 		if (r < 0) {
 			ret = -r;
@@ -193,14 +192,6 @@ int cmd_run(int argc, char **argv)
 		case 'U': opts.unsafe = true; break;
 		case 'N': ro.dry_run = true; break;
 		case 'q': ro.quiet = true; break;
-		case 'l':
-			listing = true;
-			/* -lv: verbose */
-			if (optarg && optarg[0] == 'v' && !optarg[1])
-				ro.verbose = true;
-			else
-				list = optarg;
-			break;
 		case 'c':
 			free(cmd_words);
 			cmd_words = split_cmd(optarg);
@@ -239,12 +230,6 @@ int cmd_run(int argc, char **argv)
 	po.npids = so.npids;
 	po.cmd_path = so.cmd ? so.cmd[0] : NULL;
 	po.unsafe = opts.unsafe;
-	if (listing) {
-		if (!list && optind < argc)
-			list = argv[optind];
-		ret = lang_list_probes(stdout, list, ro.verbose, &po) < 0 ? 1 : 0;
-		goto free_text;
-	}
 	if (prog_text) {
 		name = "-e";
 		len = strlen(prog_text);

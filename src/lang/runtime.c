@@ -12,6 +12,9 @@
 #include "lang/rec.h"
 #include "lang/runtime.h"
 #include "sym/ksyms.h"
+#include "sym/proctab.h"
+#include "sym/symbolize.h"
+#include "sym/symcache.h"
 #include "syscall/table.h"
 
 #define VERIFIER_LOG_SIZE (16u << 20)
@@ -47,6 +50,9 @@ struct rt {
 	bool has_exit_code;
 	struct arena_blk *arena;
 	struct ksyms *ksyms;
+	struct proctab *proctab;
+	struct symcache *symcache;
+	struct symbolizer *sym;
 	struct sc_table *systab;
 	bool ksyms_tried;
 	struct timespec boot;
@@ -98,6 +104,18 @@ static const char *ksym_text(struct rt *rt, uint64_t addr, uint64_t *off)
 static void decode(struct rt *rt, const struct lang_type *t, const uint8_t *p,
 		   struct lang_val *v, const struct lang_cg_arg *arg);
 
+/* The user-space symbolizer, made on first use. */
+static struct symbolizer *get_symbolizer(struct rt *rt)
+{
+	if (!rt->sym && !rt->proctab) {
+		rt->proctab = proctab_new();
+		rt->symcache = symcache_new();
+		if (rt->proctab && rt->symcache)
+			rt->sym = symbolizer_new(rt->proctab, rt->symcache, get_ksyms(rt), 0);
+	}
+	return rt->sym;
+}
+
 static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 {
 	struct lang_rec_stack st;
@@ -124,6 +142,19 @@ static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 		fr[i].addr = ips[i];
 		if (!st.user)
 			fr[i].name = ksym_text(rt, ips[i], &fr[i].offset);
+	}
+	if (st.user && n && get_symbolizer(rt)) {
+		struct frame *out = ar_alloc(rt, n * sizeof(*out));
+		int got = out ? symbolize_user(rt->sym, st.pid, 0, ips, (int)n, out) : 0;
+
+		/* out is outermost first, one frame per address */
+		for (int i = 0; got == (int)n && i < got; i++) {
+			const struct frame *f = &out[got - 1 - i];
+
+			if (f->name && f->name[0] != '[')
+				fr[i].name = f->name;
+			fr[i].module = f->module ? f->module->path : NULL;
+		}
 	}
 	v->frames = fr;
 	v->nframes = n;
@@ -206,11 +237,19 @@ static void decode(struct rt *rt, const struct lang_type *t, const uint8_t *p,
 	}
 	case LANG_K_USYM: {
 		char *s = ar_alloc(rt, 24);
+		uint64_t pid;
+		struct frame f;
 
-		if (s)
+		memcpy(&pid, p + 8, 8);
+		if (get_symbolizer(rt) && symbolize_user(rt->sym, (uint32_t)pid, 0,
+							 &(uint64_t){ (uint64_t)i64 }, 1, &f) == 1 &&
+		    f.name && f.name[0] != '[') {
+			v->s = f.name;
+		} else if (s) {
 			snprintf(s, 24, "0x%" PRIx64, (uint64_t)i64);
-		v->s = s;
-		v->len = s ? strlen(s) : 0;
+			v->s = s;
+		}
+		v->len = v->s ? strlen(v->s) : 0;
 		return;
 	}
 	case LANG_K_TIMESTAMP: {
@@ -945,6 +984,9 @@ end:
 	lang_cg_free(rt.cg);
 	free(rt.pts);
 	ar_reset(&rt);
+	symbolizer_free(rt.sym);
+	symcache_free(rt.symcache);
+	proctab_free(rt.proctab);
 	ksyms_free(rt.ksyms);
 	sc_table_free(rt.systab);
 	return err ? 1 : status;

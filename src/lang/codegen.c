@@ -1265,7 +1265,28 @@ static void gen_str(struct gen *g, const struct lang_node *n)
 	bool user = true;
 
 	if (a->type.kind == LANG_K_STR) {
+		/* a string already: str(s, n) keeps its first n - 1 bytes */
+		int64_t keep;
+
 		gen_expr(g, a);
+		if (n->n < 2)
+			return;
+		if (n->list[1]->kind != LANG_N_INT && n->list[1]->kind != LANG_N_PARAM) {
+			gerr(g, n->list[1]->pos, "str() of a string takes a literal length");
+			return;
+		}
+		keep = lit_int(g->cg, n->list[1]) - 1;
+		if (keep < 0)
+			keep = 0;
+		if ((uint64_t)keep >= g->cg->strlen)
+			return;
+		off = tmp_alloc(g, g->cg->strlen, n->pos);
+		tmp_ptr(g, BPF_REG_1, off);
+		r = vreg(g, vtop(g), BPF_REG_2);
+		emit_copy(g, BPF_REG_1, 0, r, 0, g->cg->strlen);
+		for (uint32_t i = (uint32_t)keep; i < g->cg->strlen; i++)
+			E(I_ST(BPF_B, BPF_REG_1, (int16_t)i, 0));
+		vset(g, vtop(g), BPF_REG_1);
 		return;
 	}
 	if (a->kind == LANG_N_FIELD && g->pt && g->pt->field) {

@@ -37,7 +37,9 @@ and "invalid option" (an option not there yet), is skipped, saying so.
 "The output" is stdout and stderr together (stdout first).  Substituted
 everywhere: {{BIN}} (also {{BPFTRACE}}), {{RUN_FILE}} (what runs a
 script file: "stackscope run", "bpftrace"), {{WL}} (the test workloads),
-{{LANG}} (tests/lang), {{T}} (a private temporary directory), {{BEFORE_PID}}.
+{{LANG}} (tests/lang), {{T}} (a private temporary directory), {{BEFORE_PID}};
+in EXPECT, EXPECT_NONE and EXPECT_REGEX too ({{WL}} and {{T}}; in a regex
+{{T}} stands for itself, escaped).
 
 Prints "ok lang/FILE/NAME", "FAIL lang/FILE/NAME: why" or "skip ...: why"
 a case, as tests/run.sh counts them.
@@ -160,6 +162,12 @@ class Runner:
                 continue
             if req.startswith("deferred:"):
                 return req
+            if req.strip() == "tracefs":
+                # stackscope mounts a private tracefs; bpftrace needs one mounted
+                if self.is_bpftrace and not any(os.path.isdir(d) for d in (
+                        "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events")):
+                    return "bpftrace needs tracefs mounted (/sys/kernel/tracing)"
+                continue
             cmd = self.subst(req, tmp)
             try:
                 rc = subprocess.call(cmd, shell=True, stdout=subprocess.DEVNULL,
@@ -279,7 +287,12 @@ class Runner:
             text = re.sub(r"\AAttaching \d+ probes?\.\.\.\n", "", text)
         return text
 
-    def check(self, case, rc, out, err):
+    def check(self, case, rc, out, err, tmp):
+        case = dict(case)
+        for k in ("EXPECT", "EXPECT_REGEX", "EXPECT_NONE"):
+            if k in case:
+                case[k] = [self.subst(v, tmp) if k != "EXPECT_REGEX"
+                           else self.subst(v, re.escape(tmp)) for v in case[k]]
         text = (out + err).decode("utf-8", "surrogateescape")
         lines = text.split("\n")
         if rc != case["RETURN_CODE"]:
@@ -390,7 +403,7 @@ def main():
                     print("skip %s: %s has no such option yet (%s)" % (
                         name, os.path.basename(binary), m.group(0).decode(errors="replace")))
                     continue
-                runner.check(case, rc, out, err)
+                runner.check(case, rc, out, err, tmp)
                 print("ok " + name)
             except CaseError as e:
                 print("FAIL %s: %s" % (name, e))

@@ -356,6 +356,11 @@ static void check_arg(struct checker *c, const struct lang_node *call, struct la
 	default:
 		break;
 	}
+	/* print(@m) names the whole map, whatever its keys (as clear(@m)) */
+	if (!strcmp(call->name, "print") && i == 0 && a->kind == LANG_N_MAP && !a->n) {
+		check_arg(c, call, a, LANG_A_MAP, i);
+		return;
+	}
 	/* print(@hist) is what a hist is for */
 	check_expr(c, a, !strcmp(call->name, "print") && i == 0 ? CTX_STMT : CTX_VALUE);
 	k = a->type.kind;

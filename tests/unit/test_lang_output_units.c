@@ -1086,3 +1086,25 @@ TEST(lang_out_json_lines_all_kinds_parse)
 		test_fail(__FILE__, __LINE__, "%s", why);
 	lo_reset();
 }
+
+/* ---- the checker: print() of a whole keyed map ------------------------- */
+
+#include "lang_test.h"
+
+TEST(lang_check_print_whole_keyed_map)
+{
+	const struct lt_case t[] = {
+		{ "BEGIN { @c[1] = count(); print(@c); }", "ok" },
+		{ "BEGIN { print(@); @[1, \"a\"] = 1; }", "ok" },
+		{ "BEGIN { @h[1] = hist(1); print(@h, 2, 10); }", "ok" },
+		{ "BEGIN { @x = 1; print(@x); }", "ok" },
+		{ "BEGIN { @c[1] = 1; print(@c[1]); }", "ok" },
+		{ "BEGIN { print(@nope); }", "error: t:1:15: undefined map @nope: it is never assigned" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *r = lt_run(t[i].in, true, NULL);
+
+		LT_CHECK(strncmp(r, "error: ", 7) ? "ok" : r, &t[i]);
+	}
+}

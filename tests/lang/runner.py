@@ -78,7 +78,7 @@ MAX_OUTPUT = 16 << 20
 # what stackscope says while it has no code generator
 NOT_YET = b"code generation is not implemented"
 # ... and while an option the case uses is not there yet
-NO_OPTION = re.compile(rb"(invalid|unrecognized) option[^\n]*")
+NO_OPTION = re.compile(rb"(invalid|unrecognized) option[^\n]*|unknown command '-[^\n]*")
 
 
 class CaseError(Exception):
@@ -394,11 +394,11 @@ def main():
                 out = err = b""
                 rc, out, err = runner.run_case(case, tmp)
                 # a stackscope without the code generator: the case waits for it
-                if not runner.is_bpftrace and NOT_YET in err:
+                if not runner.is_bpftrace and NOT_YET in out + err:
                     print("skip %s: %s cannot run programs yet (%s)" % (
                         name, os.path.basename(binary), NOT_YET.decode()))
                     continue
-                m = NO_OPTION.search(err)
+                m = NO_OPTION.search(out + err)
                 if not runner.is_bpftrace and rc == 2 and m and case["RETURN_CODE"] != 2:
                     print("skip %s: %s has no such option yet (%s)" % (
                         name, os.path.basename(binary), m.group(0).decode(errors="replace")))

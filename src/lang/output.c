@@ -1280,3 +1280,26 @@ int lang_out_error(struct lang_out *o, const char *msg)
 	sb_str(&b, "\n");
 	return sb_flush(&b, o->err);
 }
+
+int lang_out_helper_error(struct lang_out *o, const char *where, const char *helper, int retcode,
+			  unsigned line, unsigned col)
+{
+	struct sb b = { 0 };
+
+	if (!o || !helper)
+		return -EINVAL;
+	if (o->fmt == LANG_OUT_JSON) {
+		sb_str(&b, "{\"type\": \"helper_error\", \"helper\": ");
+		sb_json(&b, helper, strlen(helper));
+		sb_fmt(&b, ", \"retcode\": %d, \"line\": %u, \"col\": %u}\n", retcode, line, col);
+		return sb_flush(&b, o->out);
+	}
+	if (where)
+		sb_fmt(&b, "%s: ", where);
+	sb_fmt(&b, "WARNING: Failed to %s: ", helper);
+	if (retcode < 0)
+		sb_fmt(&b, "%s (%d)\n", strerror(-retcode), retcode);
+	else
+		sb_fmt(&b, "%d\n", retcode);
+	return sb_flush(&b, o->err);
+}

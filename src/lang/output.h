@@ -189,6 +189,13 @@ int lang_out_attached(struct lang_out *o, unsigned nprobes);
  * error stream; JSON {"type": "error", "msg": "..."} on out. */
 int lang_out_error(struct lang_out *o, const char *msg);
 
+/* A BPF helper that failed (-k): text, on the error stream, as bpftrace
+ * words it: "WHERE: WARNING: Failed to HELPER: strerror(-ret) (ret)"
+ * (where: "FILE:LINE:COL" of the call); JSON on out, bpftrace's record:
+ * {"type": "helper_error", "helper": "...", "retcode": N, "line": L, "col": C}. */
+int lang_out_helper_error(struct lang_out *o, const char *where, const char *helper, int retcode,
+			  unsigned line, unsigned col);
+
 /* The text of v as print(v) shows it (no newline), into a malloc'd
  * string: for callers that need a value as text (map keys elsewhere,
  * --dump).  NULL on ENOMEM. */

@@ -127,14 +127,14 @@ def parse(path):
             raise CaseError(where + ": a case needs one of PROG and RUN")
         if "TIMEOUT" not in c:
             raise CaseError(where + ": %s has no TIMEOUT" % c["NAME"])
+        if not any(k in c for k in ("EXPECT", "EXPECT_REGEX", "EXPECT_NONE",
+                                    "EXPECT_FILE", "EXPECT_JSON", "RETURN_CODE")):
+            raise CaseError(where + ": %s expects nothing" % c["NAME"])
         try:
             c["TIMEOUT"] = float(c["TIMEOUT"])
             c["RETURN_CODE"] = int(c.get("RETURN_CODE", "0"))
         except ValueError:
             raise CaseError(where + ": TIMEOUT and RETURN_CODE are numbers")
-        if not any(k in c for k in ("EXPECT", "EXPECT_REGEX", "EXPECT_NONE",
-                                    "EXPECT_FILE", "EXPECT_JSON", "RETURN_CODE")):
-            raise CaseError(where + ": %s expects nothing" % c["NAME"])
     return cases
 
 
@@ -270,10 +270,12 @@ class Runner:
             for t in threads:
                 t.join(5)
             if timed_out:
-                raise CaseError("timed out after %g s%s" % (
+                e = CaseError("timed out after %g s%s" % (
                     case["TIMEOUT"],
                     "" if attached.is_set() or "AFTER" not in case
                     else " (the probes were never reported attached, AFTER never ran)"))
+                e.output = bytes(out) + bytes(err)
+                raise e
             return p.returncode, bytes(out), bytes(err)
         finally:
             self.kill_group(before)
@@ -408,7 +410,8 @@ def main():
             except CaseError as e:
                 print("FAIL %s: %s" % (name, e))
                 status = 1
-                tail = (out + err).decode("utf-8", "replace").rstrip("\n").split("\n")
+                tail = getattr(e, "output", out + err).decode("utf-8", "replace")
+                tail = tail.rstrip("\n").split("\n")
                 for line in tail[-15 if not args.verbose else 0:]:
                     print("    | " + line)
             finally:

@@ -146,7 +146,9 @@ int lang_out_map(struct lang_out *o, const char *name, const struct lang_map_ent
 		 size_t n, uint32_t top, uint32_t div);
 
 /* The maps at exit, as bpftrace prints them after END: text writes two
- * newlines first, then every map in the order of their names (strcmp),
+ * newlines first (even with no maps: call it always, unless the program
+ * says print_maps_on_exit = false), then every map in the order of their
+ * names (strcmp),
  * an empty map as an empty line (JSON leaves empty maps out and writes
  * no blank lines). */
 struct lang_out_mapdata {

@@ -19,7 +19,9 @@ separated by blank lines, '#' starts a comment line).
   BEFORE command       started first (its pid is {{BEFORE_PID}}); the
                        case starts once it has executed its program
   AFTER command        started once the program's probes are attached
-                       ("Attached N probes" / bpftrace's "Attaching ...")
+                       ("Attached N probes" / bpftrace's "Attaching ...");
+                       {{PID}} is the program's pid (kill -INT {{PID}}
+                       is the tutorial's Ctrl-C)
   REQUIRES command     the case is skipped unless command exits 0; two
                        special forms: "REQUIRES stackscope" (stackscope's
                        own CLI, messages, or language past bpftrace 0.17:
@@ -250,7 +252,8 @@ class Runner:
             timed_out = False
             while p.poll() is None:
                 if "AFTER" in case and after is None and attached.is_set():
-                    after = subprocess.Popen(["/bin/sh", "-c", self.subst(case["AFTER"], tmp, bpid)],
+                    cmd = self.subst(case["AFTER"], tmp, bpid).replace("{{PID}}", str(p.pid))
+                    after = subprocess.Popen(["/bin/sh", "-c", cmd],
                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                              cwd=tmp, env=env, start_new_session=True)
                 if time.monotonic() > deadline:

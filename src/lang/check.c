@@ -362,9 +362,9 @@ static void check_arg(struct checker *c, const struct lang_node *call, struct la
 	default:
 		break;
 	}
-	/* print(@m[, top[, div]]) names a whole map, whatever its keys */
+	/* print(@m) names the whole map, whatever its keys (as clear(@m)) */
 	if (!strcmp(call->name, "print") && i == 0 && a->kind == LANG_N_MAP && !a->n) {
-		map_value_use(c, a, map_get(c, a->name, a->pos));
+		check_arg(c, call, a, LANG_A_MAP, i);
 		return;
 	}
 	/* print(@hist) is what a hist is for */

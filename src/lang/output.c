@@ -80,11 +80,21 @@ static void __attribute__((format(printf, 2, 3))) sb_fmt(struct sb *b, const cha
 	va_list ap;
 	int n;
 
+	if (b->failed)
+		return;
+	sb_grow(b, 64);
+	if (b->failed)
+		return;
+	/* most pieces fit what is left: format once */
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
 	va_end(ap);
 	if (n < 0) {
 		b->failed = true;
+		return;
+	}
+	if ((size_t)n < b->cap - b->len) {
+		b->len += (size_t)n;
 		return;
 	}
 	sb_grow(b, (size_t)n);
@@ -585,9 +595,19 @@ static void key_str(struct sb *b, const struct lang_val *key, bool json, struct 
 	struct sb t = { 0 };
 
 	key_elems(key, &e, &n);
+	if (!json) {
+		sb_str(b, "[");
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				sb_str(b, ", ");
+			key_elem(b, &e[i], boot);
+		}
+		sb_str(b, "]");
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (i)
-			sb_str(&t, json ? "," : ", ");
+			sb_str(&t, ",");
 		key_elem(&t, &e[i], boot);
 	}
 	if (t.failed) {
@@ -1278,5 +1298,28 @@ int lang_out_error(struct lang_out *o, const char *msg)
 	}
 	sb_str(&b, msg);
 	sb_str(&b, "\n");
+	return sb_flush(&b, o->err);
+}
+
+int lang_out_helper_error(struct lang_out *o, const char *where, const char *helper, int retcode,
+			  unsigned line, unsigned col)
+{
+	struct sb b = { 0 };
+
+	if (!o || !helper)
+		return -EINVAL;
+	if (o->fmt == LANG_OUT_JSON) {
+		sb_str(&b, "{\"type\": \"helper_error\", \"helper\": ");
+		sb_json(&b, helper, strlen(helper));
+		sb_fmt(&b, ", \"retcode\": %d, \"line\": %u, \"col\": %u}\n", retcode, line, col);
+		return sb_flush(&b, o->out);
+	}
+	if (where)
+		sb_fmt(&b, "%s: ", where);
+	sb_fmt(&b, "WARNING: Failed to %s: ", helper);
+	if (retcode < 0)
+		sb_fmt(&b, "%s (%d)\n", strerror(-retcode), retcode);
+	else
+		sb_fmt(&b, "%d\n", retcode);
 	return sb_flush(&b, o->err);
 }

@@ -146,7 +146,9 @@ int lang_out_map(struct lang_out *o, const char *name, const struct lang_map_ent
 		 size_t n, uint32_t top, uint32_t div);
 
 /* The maps at exit, as bpftrace prints them after END: text writes two
- * newlines first, then every map in the order of their names (strcmp),
+ * newlines first (even with no maps: call it always, unless the program
+ * says print_maps_on_exit = false), then every map in the order of their
+ * names (strcmp),
  * an empty map as an empty line (JSON leaves empty maps out and writes
  * no blank lines). */
 struct lang_out_mapdata {
@@ -188,6 +190,13 @@ int lang_out_attached(struct lang_out *o, unsigned nprobes);
 /* A run-time error (a helper failed, a map full): text "msg" on the
  * error stream; JSON {"type": "error", "msg": "..."} on out. */
 int lang_out_error(struct lang_out *o, const char *msg);
+
+/* A BPF helper that failed (-k): text, on the error stream, as bpftrace
+ * words it: "WHERE: WARNING: Failed to HELPER: strerror(-ret) (ret)"
+ * (where: "FILE:LINE:COL" of the call); JSON on out, bpftrace's record:
+ * {"type": "helper_error", "helper": "...", "retcode": N, "line": L, "col": C}. */
+int lang_out_helper_error(struct lang_out *o, const char *where, const char *helper, int retcode,
+			  unsigned line, unsigned col);
 
 /* The text of v as print(v) shows it (no newline), into a malloc'd
  * string: for callers that need a value as text (map keys elsewhere,

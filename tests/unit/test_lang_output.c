@@ -395,3 +395,86 @@ GOLDEN(signed_keys)
 	tm_put(s, k1(vi(1)), vs("p"));
 	tm_exit(o, 2, s, h);
 }
+
+GOLDEN(print_every_kind)
+{
+	struct tmap *i = tm_put(tm("@i"), NULL, vi(5)), *c = tm_put(tm("@c"), NULL, C(1));
+	struct tmap *s = tm_put(tm("@s"), NULL, SUM(-2));
+	struct tmap *mn = tm_put(tm("@mn"), NULL, vagg(LANG_K_MIN, 4));
+	struct tmap *mx = tm_put(tm("@mx"), NULL, vagg(LANG_K_MAX, 6));
+	struct tmap *a = tm_put(tm("@a"), NULL, vavg(1, 9));
+	struct tmap *st = tm_put(tm("@st"), NULL, vstats(1, 9));
+	struct tmap *h = tm_put(tm("@h"), NULL, VHIST(9));
+	struct tmap *l = tm_put(tm("@l"), NULL, VLHIST(0, 20, 5, 9));
+	struct tmap *str = tm_put(tm("@str"), NULL, vs("v"));
+	struct tmap *t = tm_put(tm("@t"), NULL, vtup(2, vi(9), vs("nine")));
+	struct tmap *all[] = { i, c, s, mn, mx, a, st, h, l, str, t };
+
+	for (size_t j = 0; j < sizeof(all) / sizeof(all[0]); j++)
+		tm_print(o, all[j], 0, 0);
+	tm_exit(o, 11, t, str, l, h, st, a, mx, mn, s, c, i);
+}
+
+GOLDEN(hist_many_keys)
+{
+	struct tmap *h = tm("@h");
+
+	tm_put(h, k1(vi(1)), VHIST(9, 9, 9, 9, 9));
+	tm_put(h, k1(vi(2)), VHIST(7));
+	tm_put(h, k1(vi(3)), VHIST(-1, 0, 1, 2));
+	tm_put(h, k1(vi(4)), VHIST(100, 200));
+	tm_put(h, k1(vi(5)), VHIST(1, 2, 3));
+	tm_print(o, h, 3, 0);
+	tm_exit(o, 1, h);
+}
+
+GOLDEN(lhist_uneven)
+{
+	tm_exit(o, 1, tm_put(tm("@l"), NULL, VLHIST(0, 10, 4, 9, 3, 10, 4)));
+}
+
+GOLDEN(count_many_keys)
+{
+	static const int order[] = { 3, 8, 1, 6, 2, 7, 5, 4 };
+	struct tmap *m = tm("@");
+
+	for (size_t j = 0; j < 8; j++)
+		tm_put(m, k1(vi(order[j])), C(order[j]));
+	tm_print(o, m, 3, 0);
+	tm_print(o, m, 0, 3);
+	tm_exit(o, 1, m);
+}
+
+GOLDEN(multikey_hist)
+{
+	struct tmap *h = tm("@"), *l = tm("@l"), *x = tm("@x");
+
+	tm_put(h, k1(vtup(2, vi(1), vs("b"))), VHIST(4, 40));
+	tm_put(h, k1(vtup(2, vi(1), vs("a"))), VHIST(4));
+	tm_put(l, k1(vtup(2, vi(2), vs("a"))), VLHIST(0, 10, 5, 5));
+	tm_put(x, k1(vtup(2, vi(2), vs("b"))), vstats(1, 8));
+	tm_put(x, k1(vtup(2, vi(1), vs("a"))), vstats(1, 4));
+	tm_exit(o, 3, x, l, h);
+}
+
+GOLDEN(avg_keyed_div)
+{
+	struct tmap *a = tm("@a");
+
+	tm_put(a, k1(vs("z")), vavg(1, 55));
+	tm_put(a, k1(vs("y")), vavg(1, -900));
+	tm_put(a, k1(vs("x")), vavg(2, 300));
+	tm_print(o, a, 0, 10);
+	tm_print(o, a, 2, 0);
+	tm_exit(o, 1, a);
+}
+
+GOLDEN(printf_mixed)
+{
+	tprintf(o, "%s:%d:%x:%s:%c|%-4s|%4d|\n", 7, vs("a"), vi(-1), vi(255), vs("b"), vi(67),
+		vs("x"), vi(42));
+	tprintf(o, "%5s%-5d%05x\n", 3, vs("ab"), vi(3), vi(4));
+	tprintf(o, "%lu %ld %lx\n", 3, vi(-1), vi(-2), vi(-2));
+	tprintf(o, "%s %% %d\n", 2, vs("z"), vi(9));
+	tm_exit(o, 0);
+}

@@ -758,6 +758,7 @@ TEST(lang_out_join_calls)
 
 static void notes(struct lang_out *o)
 {
+	CHECK_INT(lang_out_helper_error(o, "-e:1:9", "map_update_elem", -7, 1, 9), 0);
 	CHECK_INT(lang_out_attached(o, 1), 0);
 	CHECK_INT(lang_out_attached(o, 3), 0);
 	CHECK_INT(lang_out_lost(o, 12), 0);
@@ -771,7 +772,8 @@ TEST(lang_out_messages_text)
 	struct lo_run err, out = lo_capture(notes, LANG_OUT_TEXT, &err);
 
 	CHECK_STR(out.text, "line\nout");
-	CHECK_STR(err.text, "Attached 1 probe\nAttached 3 probes\n12 events lost\nmap @m is full: \"x\"\n");
+	CHECK_STR(err.text, "-e:1:9: WARNING: Failed to map_update_elem: Argument list too long (-7)\n"
+			    "Attached 1 probe\nAttached 3 probes\n12 events lost\nmap @m is full: \"x\"\n");
 	free(out.text);
 	free(err.text);
 }
@@ -780,7 +782,8 @@ TEST(lang_out_messages_json)
 {
 	struct lo_run err, out = lo_capture(notes, LANG_OUT_JSON, &err);
 
-	CHECK_STR(out.text, "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n"
+	CHECK_STR(out.text, "{\"type\": \"helper_error\", \"helper\": \"map_update_elem\", \"retcode\": -7, \"line\": 1, \"col\": 9}\n"
+			    "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n"
 			    "{\"type\": \"attached_probes\", \"data\": {\"probes\": 3}}\n"
 			    "{\"type\": \"lost_events\", \"data\": {\"events\": 12}}\n"
 			    "{\"type\": \"error\", \"msg\": \"map @m is full: \\\"x\\\"\"}\n"
@@ -1085,4 +1088,26 @@ TEST(lang_out_json_lines_all_kinds_parse)
 	if (!json_lines_ok(t, why, sizeof(why)))
 		test_fail(__FILE__, __LINE__, "%s", why);
 	lo_reset();
+}
+
+/* ---- the checker: print() of a whole keyed map ------------------------- */
+
+#include "lang_test.h"
+
+TEST(lang_check_print_whole_keyed_map)
+{
+	const struct lt_case t[] = {
+		{ "BEGIN { @c[1] = count(); print(@c); }", "ok" },
+		{ "BEGIN { print(@); @[1, \"a\"] = 1; }", "ok" },
+		{ "BEGIN { @h[1] = hist(1); print(@h, 2, 10); }", "ok" },
+		{ "BEGIN { @x = 1; print(@x); }", "ok" },
+		{ "BEGIN { @c[1] = 1; print(@c[1]); }", "ok" },
+		{ "BEGIN { print(@nope); }", "error: t:1:15: undefined map @nope: it is never assigned" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *r = lt_run(t[i].in, true, NULL);
+
+		LT_CHECK(strncmp(r, "error: ", 7) ? "ok" : r, &t[i]);
+	}
 }

@@ -208,7 +208,12 @@ static int up_expand(struct lang_probes *pr, const struct lang_attach *at, struc
 	uint64_t addr;
 	int err;
 
-	err = uprobe_find_lib(at->target, pid, path, sizeof(path));
+	/* the launched command by its name (uprobe:myprog:main -- ./myprog) */
+	if (o->cmd_path && !strchr(at->target, '/') && lib_matches(o->cmd_path, at->target) &&
+	    snprintf(path, sizeof(path), "%s", o->cmd_path) < (int)sizeof(path))
+		err = 0;
+	else
+		err = uprobe_find_lib(at->target, pid, path, sizeof(path));
 	if (err)
 		return probes_error(pr, at, -ENOENT, "%s: %s: %s", at->text, at->target,
 				    strchr(at->target, '/') ? strerror(-err) :

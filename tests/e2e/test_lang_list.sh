@@ -52,6 +52,8 @@ test_list_rawtracepoint_verbose() {
 test_list_any_provider() {
 	"$SS" -l 'sched_switch' >out.txt || fail "exit $?"
 	printf '%s\n' tracepoint:sched:sched_switch rawtracepoint:sched_switch >want.txt
+	"$SS" -l 'rt:sched_s*' >names.txt || fail "exit $?"
+	sort -c names.txt || fail "rawtracepoints not in name order: $(cat names.txt)"
 	diff -u want.txt out.txt >diff.txt || fail "$(cat diff.txt)"
 }
 

@@ -644,18 +644,18 @@ TEST(rt_list_verbose)
 	f = open_memstream(&mem, &len);
 	CHECK_INT(lang_list_probes(f, "rawtracepoint:*", true, &o), 3);
 	fclose(f);
-	CHECK_STR(mem, "rawtracepoint:foo\n"
-		  "    int count\n"
-		  "    const char * name\n"
-		  "    struct task * task\n"
-		  "    long delta\n"
-		  "rawtracepoint:bar_one\n"
+	CHECK_STR(mem, "rawtracepoint:bar_one\n"
 		  "    unsigned int len\n"
 		  "    _Bool on\n"
 		  "rawtracepoint:baz\n"
 		  "    int arg0\n"
 		  "    int arg1\n"
-		  "    int arg2\n");
+		  "    int arg2\n"
+		  "rawtracepoint:foo\n"
+		  "    int count\n"
+		  "    const char * name\n"
+		  "    struct task * task\n"
+		  "    long delta\n");
 	free(mem);
 }
 
@@ -779,6 +779,21 @@ TEST(uprobe_points_on_this_binary)
 	CHECK_STR(expand("uprobe:libno_such_library_here:f { }", NULL),
 		  "error: t:1:1: uprobe:libno_such_library_here:f: libno_such_library_here: no such "
 		  "library or program");
+	/* the launched command by its file name */
+	{
+		struct lang_prog *prog;
+		const struct lang_attach *at = attach_of("uprobe:unit-tests:probes_test_target { }",
+							 &prog);
+		struct lang_probes *pr = lang_probes_new(&(struct lang_probes_opts){
+			.prog = prog, .cmd_path = exe });
+		struct lang_point **pts;
+		size_t np = 0;
+
+		CHECK(at && !lang_probes_expand(pr, at, &pts, &np) && np == 1 &&
+		      !strcmp(pts[0]->target, exe) && !strcmp(pts[0]->func, "probes_test_target"));
+		lang_probes_free(pr);
+		lang_prog_free(prog);
+	}
 	/* a library by name, as bpftrace finds it */
 	r = expand("uprobe:libc:malloc { }", NULL);
 	CHECK(!strncmp(r, "1: uprobe:/", 11) && strstr(r, "/libc.so.6:malloc"));

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <gelf.h>
+#include <libelf.h>
 #include "common.h"
 #include "lang/probe_int.h"
 #include "sym/elfsyms.h"
@@ -164,6 +166,49 @@ static size_t count_matches(const struct elfsyms *es, const char *glob)
 	return n;
 }
 
+/* The address of function name in path's .symtab or .dynsym, aliases
+ * included (sym/elfsyms keeps one name per address: getpid is libc's
+ * __getpid there).  0 or -ENOENT. */
+static int elf_func_addr(const char *path, const char *name, uint64_t *addr)
+{
+	int fd = open_regular(path, NULL), err = -ENOENT;
+	Elf_Scn *scn = NULL;
+	Elf *e;
+
+	if (fd < 0)
+		return fd;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && err && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = d->d_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *sn;
+
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			sn = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (sn && !strcmp(sn, name)) {
+				*addr = sym.st_value;
+				err = 0;
+				break;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
+}
+
 static bool parse_addr(const char *s, uint64_t *out)
 {
 	char *end;
@@ -204,6 +249,7 @@ static int up_expand(struct lang_probes *pr, const struct lang_attach *at, struc
 	pid_t pid = o->npids ? o->pids[0] : 0;
 	struct elfsyms *es;
 	struct funcsel fs;
+	const char *alias = NULL;
 	char *pats[1];
 	uint64_t addr;
 	int err;
@@ -247,13 +293,23 @@ static int up_expand(struct lang_probes *pr, const struct lang_attach *at, struc
 			return add_point(out, at, path, at->func, addr, off);
 		}
 		pats[0] = (char *)sym;
+	} else if (count_matches(es, at->func)) {
+		pats[0] = (char *)at->func;
 	} else {
-		if (!count_matches(es, at->func)) {
+		/* an alias of a function known by another name (getpid: __getpid) */
+		uint64_t off, sym_off = 1;
+		const char *sym = NULL;
+
+		if (!strpbrk(at->func, "*?[") && !elf_func_addr(path, at->func, &addr) &&
+		    !elfsyms_vaddr_to_off(es, addr, &off))
+			sym = elfsyms_lookup(es, off, &sym_off);
+		if (!sym || sym_off) {
 			elfsyms_free(es);
 			return probes_error(pr, at, -ENOENT, "%s: no function %s in %s", at->text,
 					    at->func, path);
 		}
-		pats[0] = (char *)at->func;
+		pats[0] = (char *)sym;
+		alias = at->func;
 	}
 	err = funcsel_resolve(&fs, path, 0, pats, 1, NULL, 0, o->unsafe);
 	elfsyms_free(es);
@@ -270,7 +326,7 @@ static int up_expand(struct lang_probes *pr, const struct lang_attach *at, struc
 		const struct funcsel_func *fn = &fs.funcs[i];
 		uint64_t off = at->has_offset ? at->offset : 0;
 
-		err = add_point(out, at, path, fn->name, fn->addr + off, fn->off + off);
+		err = add_point(out, at, path, alias ? alias : fn->name, fn->addr + off, fn->off + off);
 	}
 	funcsel_free(&fs);
 	return err;

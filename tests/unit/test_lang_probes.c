@@ -797,6 +797,9 @@ TEST(uprobe_points_on_this_binary)
 	/* a library by name, as bpftrace finds it */
 	r = expand("uprobe:libc:malloc { }", NULL);
 	CHECK(!strncmp(r, "1: uprobe:/", 11) && strstr(r, "/libc.so.6:malloc"));
+	/* an alias elfsyms names otherwise (getpid is __getpid's) */
+	r = expand("uprobe:libc:getpid { }", NULL);
+	CHECK(!strncmp(r, "1: uprobe:/", 11) && strstr(r, "/libc.so.6:getpid"));
 	r = expand("ur:c:free { }", NULL);
 	CHECK(!strncmp(r, "1: uretprobe:/", 14) && strstr(r, "/libc.so.6:free"));
 }

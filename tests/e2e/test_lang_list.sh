@@ -31,10 +31,20 @@ test_list_tracepoint_glob() {
 	[ "$n" -gt 100 ] || fail "only $n syscall entry tracepoints"
 }
 
-# tracefs mounted privately for the listing is gone afterwards
+# tracefs mounted privately for the listing is gone afterwards.  Counted in
+# a private mount namespace: other stackscope runs on the machine mount and
+# unmount their own meanwhile, and those do not propagate into it.
 test_list_leaves_no_mount() {
-	"$SS" -l 'tracepoint:sched:*' >/dev/null || fail "exit $?"
-	! grep -q stackscope-tracefs /proc/mounts || fail "left mounted: $(grep stackscope-tracefs /proc/mounts)"
+	unshare -m --propagation private sh -c '
+		before=$(grep -c stackscope-tracefs /proc/self/mounts)
+		umount /sys/kernel/tracing 2>/dev/null	# so that -l must mount its own
+		"$1" -l "tracepoint:sched:*" >out.txt || exit 3
+		after=$(grep -c stackscope-tracefs /proc/self/mounts)
+		[ "$before" = "$after" ] || { grep stackscope-tracefs /proc/self/mounts; exit 4; }
+	' sh "$SS" >err.txt 2>&1
+	rc=$?
+	[ $rc = 0 ] || fail "exit $rc: $(cat err.txt)"
+	grep -qx tracepoint:sched:sched_switch out.txt || fail "nothing listed: $(cat out.txt)"
 }
 
 # rawtracepoint arguments named and typed from the kernel's BTF

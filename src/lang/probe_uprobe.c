@@ -166,12 +166,14 @@ static size_t count_matches(const struct elfsyms *es, const char *glob)
 	return n;
 }
 
-/* The address of function name in path's .symtab or .dynsym, aliases
- * included (sym/elfsyms keeps one name per address: getpid is libc's
- * __getpid there).  0 or -ENOENT. */
-static int elf_func_addr(const char *path, const char *name, uint64_t *addr)
+/* Calls fn for every defined function symbol of path's .symtab and
+ * .dynsym, aliases included (sym/elfsyms keeps one name per address:
+ * getpid is libc's __getpid there) until fn returns nonzero; that value,
+ * 0, or -errno. */
+static int each_elf_func(const char *path, int (*fn)(void *ctx, const char *name, uint64_t addr),
+			 void *ctx)
 {
-	int fd = open_regular(path, NULL), err = -ENOENT;
+	int fd = open_regular(path, NULL), ret = 0;
 	Elf_Scn *scn = NULL;
 	Elf *e;
 
@@ -179,7 +181,7 @@ static int elf_func_addr(const char *path, const char *name, uint64_t *addr)
 		return fd;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	while (e && err && (scn = elf_nextscn(e, scn))) {
+	while (e && !ret && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 		size_t n;
@@ -188,7 +190,7 @@ static int elf_func_addr(const char *path, const char *name, uint64_t *addr)
 		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
 			continue;
 		n = d->d_size / sh.sh_entsize;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n && !ret; i++) {
 			GElf_Sym sym;
 			const char *sn;
 
@@ -196,17 +198,40 @@ static int elf_func_addr(const char *path, const char *name, uint64_t *addr)
 			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 				continue;
 			sn = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (sn && !strcmp(sn, name)) {
-				*addr = sym.st_value;
-				err = 0;
-				break;
-			}
+			if (sn && *sn)
+				ret = fn(ctx, sn, sym.st_value);
 		}
 	}
 	if (e)
 		elf_end(e);
 	close(fd);
-	return err;
+	return ret;
+}
+
+struct addr_of {
+	const char *name;
+	uint64_t addr;
+};
+
+static int match_name(void *ctx, const char *name, uint64_t addr)
+{
+	struct addr_of *a = ctx;
+
+	if (strcmp(name, a->name))
+		return 0;
+	a->addr = addr;
+	return 1;
+}
+
+/* The address of function name in path, aliases included: 0 or -ENOENT. */
+static int elf_func_addr(const char *path, const char *name, uint64_t *addr)
+{
+	struct addr_of a = { name, 0 };
+
+	if (each_elf_func(path, match_name, &a) != 1)
+		return -ENOENT;
+	*addr = a.addr;
+	return 0;
 }
 
 static bool parse_addr(const char *s, uint64_t *out)
@@ -383,6 +408,51 @@ static int up_attach(struct session *s, struct lang_probes *pr, const struct lan
 	return err;
 }
 
+/* A list of names (copies), for listing. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+/* 0 or -ENOMEM; at most a million names */
+static int names_add(struct names *l, const char *name)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 1024;
+		char **v;
+
+		if (cap > 1000000)
+			return 0;
+		v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(name);
+	if (!l->v[l->n])
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static int names_add_cb(void *ctx, const char *name, uint64_t addr)
+{
+	return names_add(ctx, name);
+}
+
+static void names_free(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* "uprobe:TARGET:GLOB": the functions of TARGET */
 static int up_list(struct lang_probes *pr, FILE *f, const char *pattern, bool verbose, bool ret)
 {
@@ -392,6 +462,7 @@ static int up_list(struct lang_probes *pr, FILE *f, const char *pattern, bool ve
 	const char *colon;
 	struct elfsyms *es;
 	struct elfsym_info si;
+	struct names nl = { 0 };
 	int count = 0;
 
 	if (strncmp(pattern, prov, strlen(prov)))
@@ -412,17 +483,32 @@ static int up_list(struct lang_probes *pr, FILE *f, const char *pattern, bool ve
 		msg("-l: %s: cannot read its symbols: %s", path, strerror(errno));
 		return -errno;
 	}
-	for (size_t i = 0; i < elfsyms_count(es); i++) {
-		if (elfsyms_symbol(es, i, &si) || !si.func)
+	/* elfsyms' names (a separate debug file's too) and every alias of
+	 * the file's own tables, once each, in name order */
+	for (size_t i = 0; i < elfsyms_count(es); i++)
+		if (!elfsyms_symbol(es, i, &si) && si.func && names_add(&nl, si.name))
+			goto nomem;
+	if (each_elf_func(path, names_add_cb, &nl) == -ENOMEM)
+		goto nomem;
+	if (nl.n > 1)
+		qsort(nl.v, nl.n, sizeof(*nl.v), str_cmp);
+	for (size_t i = 0; i < nl.n; i++) {
+		if (i && !strcmp(nl.v[i], nl.v[i - 1]))
 			continue;
-		snprintf(name, sizeof(name), "%s%s:%s", prov, target, si.name);
+		snprintf(name, sizeof(name), "%s%s:%s", prov, target, nl.v[i]);
 		if (!probes_glob(pattern, name))
 			continue;
-		fprintf(f, "%s%s:%s\n", prov, path, si.name);
+		fprintf(f, "%s%s:%s\n", prov, path, nl.v[i]);
 		count++;
 	}
+	names_free(&nl);
 	elfsyms_free(es);
 	return count;
+nomem:
+	names_free(&nl);
+	elfsyms_free(es);
+	msg("-l: out of memory");
+	return -ENOMEM;
 }
 
 static int uprobe_list(struct lang_probes *pr, FILE *f, const char *pattern, bool verbose)

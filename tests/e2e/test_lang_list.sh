@@ -79,6 +79,10 @@ test_list_uprobe_library() {
 	"$SS" -l 'uprobe:libc:malloc' >out.txt || fail "exit $?"
 	grep -qx 'uprobe:/.*/libc\.so\.6:malloc' out.txt || fail "$(cat out.txt)"
 	[ "$(wc -l <out.txt)" = 1 ] || fail "$(cat out.txt)"
+	# aliases too, in name order (getpid is __getpid's alias)
+	"$SS" -l 'uprobe:libc:*getpid' >out.txt || fail "exit $?"
+	grep -q ':__getpid$' out.txt && grep -q ':getpid$' out.txt || fail "aliases: $(cat out.txt)"
+	sort -c out.txt || fail "not in name order: $(cat out.txt)"
 	sleep 60 &
 	pid=$!
 	wait_for "grep -q libc /proc/$pid/maps"

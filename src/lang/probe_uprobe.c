@@ -22,6 +22,7 @@
 #include <libelf.h>
 #include "common.h"
 #include "lang/probe_int.h"
+#include "sym/dwfunc.h"
 #include "sym/elfsyms.h"
 #include "sym/funcsel.h"
 #include "trace/attach.h"
@@ -383,13 +384,124 @@ static int up_retval(const struct lang_point *pt, struct lang_field_access *acc)
 	return 0;
 }
 
-static int up_field(struct lang_probes *pr, const struct lang_point *pt, const char *field,
+/* A DWARF-typed parameter as a register read at entry. */
+static int param_access(const struct dwparam *p, struct lang_field_access *acc, const char **why)
+{
+	const struct dwtype *t = &p->type;
+
+	if (t->kind == DWT_FLOAT || t->kind == DWT_AGG || t->kind == DWT_OTHER ||
+	    t->kind == DWT_VOID) {
+		*why = t->kind == DWT_FLOAT ? "a floating-point value (in an SSE register)" :
+		       t->kind == DWT_AGG ? "a struct or union by value" : "of a type not read";
+		return -EOPNOTSUPP;
+	}
+	if (p->loc != DWLOC_REG || p->index < 0 || p->index >= (int)ARRAY_SIZE(arg_regs)) {
+		*why = p->loc == DWLOC_LATE ? "read only after the function's prologue" :
+		       p->why ? p->why : "not in a register at entry";
+		return -EOPNOTSUPP;
+	}
+	acc->base = LANG_BASE_REGS;
+	acc->offset = arg_regs[p->index];
+	acc->user = true;
+	snprintf(acc->ctype, sizeof(acc->ctype), "%s", t->name ? t->name : "?");
+	switch (t->kind) {
+	case DWT_SINT: case DWT_UINT: case DWT_BOOL: case DWT_CHAR: case DWT_ENUM:
+		if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)
+			break;
+		acc->kind = LANG_ACC_INT;
+		/* the register's low bytes (x86-64 leaves the rest undefined) */
+		acc->size = t->size;
+		acc->is_signed = t->kind == DWT_SINT || ((t->kind == DWT_CHAR ||
+							 t->kind == DWT_ENUM) && t->is_signed);
+		return 0;
+	case DWT_STR:
+		acc->kind = LANG_ACC_STR_PTR;
+		acc->size = 8;
+		return 0;
+	case DWT_PTR:
+		acc->kind = LANG_ACC_PTR;
+		acc->size = 8;
+		return 0;
+	default:
+		break;
+	}
+	*why = t->kind == DWT_FLOAT ? "a floating-point value (in an SSE register)" :
+	       t->kind == DWT_AGG ? "a struct or union by value" : "of a type not read";
+	return -EOPNOTSUPP;
+}
+
+struct up_priv {
+	struct dwfunc *fn;
+	int err;		/* the DWARF could not be read: said once */
+};
+
+static void up_free(void *p)
+{
+	struct up_priv *u = p;
+
+	if (u)
+		dwfunc_free(u->fn);
+	free(u);
+}
+
+/* The DWARF signature of the function at pt (cached in pt->priv); NULL
+ * with the error said once. */
+static const struct dwfunc *up_signature(struct lang_probes *pr, struct lang_point *pt)
+{
+	struct up_priv *u = pt->priv;
+	struct dwfuncs *d;
+
+	if (!u) {
+		u = calloc(1, sizeof(*u));
+		if (!u)
+			return NULL;
+		pt->priv = u;
+		d = dwfuncs_open(pt->target);
+		if (!d) {
+			u->err = errno ? -errno : -ENODATA;
+			probes_error(pr, pt->at, u->err, "%s: %s has no DWARF (%s): args.NAME needs "
+				     "the function's debug information; use arg0..arg5", pt->name,
+				     pt->target, strerror(-u->err));
+			return NULL;
+		}
+		u->fn = dwfuncs_describe(d, pt->addr);
+		if (!u->fn) {
+			u->err = -ENOENT;
+			probes_error(pr, pt->at, u->err, "%s: the DWARF describes no function at "
+				     "0x%" PRIx64 "; use arg0..arg5", pt->name, pt->addr);
+		}
+		dwfuncs_free(d);
+	}
+	return u->fn;
+}
+
+static int up_field(struct lang_probes *pr, const struct lang_point *cpt, const char *field,
 		    struct lang_field_access *acc)
 {
-	probes_error(pr, pt->at, -EOPNOTSUPP, "%s: arguments by name (args.%s) need the "
-		     "function's DWARF signature, not read for uprobes yet; use arg0..arg5",
-		     pt->at ? pt->at->text : pt->name, field);
-	return -EOPNOTSUPP;
+	struct lang_point *pt = (struct lang_point *)cpt;
+	const struct dwfunc *fn;
+	const char *why = NULL;
+	int err;
+
+	if (pt->provider == LANG_P_URETPROBE)
+		return probes_error(pr, pt->at, -EOPNOTSUPP, "%s: a uretprobe has no args (the "
+				    "registers are the caller's again): use retval", pt->name);
+	if (pt->at && pt->at->has_offset && pt->at->offset)
+		return probes_error(pr, pt->at, -EOPNOTSUPP, "%s: args are read at the function's "
+				    "entry, not at an offset into it", pt->name);
+	fn = up_signature(pr, pt);
+	if (!fn)
+		return ((struct up_priv *)pt->priv) ? ((struct up_priv *)pt->priv)->err : -ENOMEM;
+	for (size_t i = 0; i < fn->nparams; i++) {
+		if (!fn->params[i].name || strcmp(fn->params[i].name, field))
+			continue;
+		err = param_access(&fn->params[i], acc, &why);
+		if (err)
+			return probes_error(pr, pt->at, err, "%s: args.%s cannot be read: %s",
+					    pt->name, field, why);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 static int up_attach(struct session *s, struct lang_probes *pr, const struct lang_point *pt,
@@ -453,6 +565,21 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* "    TYPE NAME" per parameter of function name, as args.NAME reads it */
+static void list_params(FILE *f, struct dwfuncs *dw, const char *path, const char *name)
+{
+	struct dwfunc *fn;
+	uint64_t addr;
+
+	if (elf_func_addr(path, name, &addr))
+		return;
+	fn = dwfuncs_describe(dw, addr);
+	for (size_t i = 0; fn && i < fn->nparams; i++)
+		fprintf(f, "    %s %s\n", fn->params[i].type.name ? fn->params[i].type.name : "?",
+			fn->params[i].name && *fn->params[i].name ? fn->params[i].name : "?");
+	dwfunc_free(fn);
+}
+
 /* "uprobe:TARGET:GLOB": the functions of TARGET */
 static int up_list(struct lang_probes *pr, FILE *f, const char *pattern, bool verbose, bool ret)
 {
@@ -463,6 +590,7 @@ static int up_list(struct lang_probes *pr, FILE *f, const char *pattern, bool ve
 	struct elfsyms *es;
 	struct elfsym_info si;
 	struct names nl = { 0 };
+	struct dwfuncs *dw = NULL;
 	int count = 0;
 
 	if (strncmp(pattern, prov, strlen(prov)))
@@ -492,6 +620,8 @@ static int up_list(struct lang_probes *pr, FILE *f, const char *pattern, bool ve
 		goto nomem;
 	if (nl.n > 1)
 		qsort(nl.v, nl.n, sizeof(*nl.v), str_cmp);
+	/* -lv: the parameters the DWARF gives, when there is DWARF */
+	dw = verbose ? dwfuncs_open(path) : NULL;
 	for (size_t i = 0; i < nl.n; i++) {
 		if (i && !strcmp(nl.v[i], nl.v[i - 1]))
 			continue;
@@ -500,12 +630,16 @@ static int up_list(struct lang_probes *pr, FILE *f, const char *pattern, bool ve
 			continue;
 		fprintf(f, "%s%s:%s\n", prov, path, nl.v[i]);
 		count++;
+		if (dw)
+			list_params(f, dw, path, nl.v[i]);
 	}
+	dwfuncs_free(dw);
 	names_free(&nl);
 	elfsyms_free(es);
 	return count;
 nomem:
 	names_free(&nl);
+	dwfuncs_free(dw);
 	elfsyms_free(es);
 	msg("-l: out of memory");
 	return -ENOMEM;
@@ -523,9 +657,9 @@ static int uretprobe_list(struct lang_probes *pr, FILE *f, const char *pattern, 
 
 const struct lang_provider_ops lang_uprobe_ops = {
 	.provider = LANG_P_UPROBE, .expand = up_expand, .field = up_field, .argn = up_argn,
-	.retval = up_retval, .attach = up_attach, .list = uprobe_list,
+	.retval = up_retval, .attach = up_attach, .list = uprobe_list, .free_priv = up_free,
 };
 const struct lang_provider_ops lang_uretprobe_ops = {
 	.provider = LANG_P_URETPROBE, .expand = up_expand, .field = up_field, .argn = up_argn,
-	.retval = up_retval, .attach = up_attach, .list = uretprobe_list,
+	.retval = up_retval, .attach = up_attach, .list = uretprobe_list, .free_priv = up_free,
 };

@@ -459,9 +459,8 @@ static const struct dwfunc *up_signature(struct lang_probes *pr, struct lang_poi
 		d = dwfuncs_open(pt->target);
 		if (!d) {
 			u->err = errno ? -errno : -ENODATA;
-			probes_error(pr, pt->at, u->err, "%s: %s has no DWARF (%s): args.NAME needs "
-				     "the function's debug information; use arg0..arg5", pt->name,
-				     pt->target, strerror(-u->err));
+			probes_error(pr, pt->at, u->err, "%s: use arg0..arg5: the file has no DWARF "
+				     "(%s) to name the arguments", pt->name, strerror(-u->err));
 			return NULL;
 		}
 		u->fn = dwfuncs_describe(d, pt->addr);

@@ -4,6 +4,7 @@
  * from a BTF file made here, software/hardware event names, perf-event
  * points, uprobe points on this binary, argN/retval accesses, -l. */
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -475,6 +476,20 @@ TEST(list_patterns_spelled_out)
 /* ---- rawtracepoint arguments from a BTF file made here --------------- */
 
 static char btf_file[PATH_MAX];
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/* the fake events directory and BTF file go when the tests end */
+__attribute__((destructor)) static void remove_fixtures(void)
+{
+	if (events[0])
+		nftw(events, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (btf_file[0])
+		unlink(btf_file);
+}
 
 /* Events: foo (its own __bpf_trace_foo names the arguments), bar_one (named
  * by its class __bpf_trace_bar_tpl; a decoy class with the same types and

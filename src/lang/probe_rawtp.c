@@ -276,13 +276,20 @@ static int add_event(struct lang_probes *pr, const struct lang_attach *at,
 	return 0;
 }
 
-/* Calls fn for each btf_trace_ typedef whose event glob matches, in
- * BTF order; the count or fn's error. */
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Calls fn for each btf_trace_ typedef whose event glob matches, in name
+ * order (as tracefs lists tracepoints); the count or fn's error. */
 static int each_event(const struct btf *btf, const char *glob,
 		      int (*fn)(void *ctx, const char *event), void *ctx)
 {
 	uint32_t n = btf__type_cnt(btf);
-	int count = 0, err;
+	const char **names = NULL;
+	size_t count = 0, cap = 0;
+	int err = 0;
 
 	for (uint32_t i = 1; i < n; i++) {
 		const struct btf_type *t = btf__type_by_id(btf, i);
@@ -294,13 +301,28 @@ static int each_event(const struct btf *btf, const char *glob,
 		if (!name || strncmp(name, RT_PREFIX, sizeof(RT_PREFIX) - 1) ||
 		    !probes_glob(glob, name + sizeof(RT_PREFIX) - 1))
 			continue;
-		if (++count > RT_MAX_MATCHES)
+		if (count == RT_MAX_MATCHES) {
+			free(names);
 			return -E2BIG;
-		err = fn(ctx, name + sizeof(RT_PREFIX) - 1);
-		if (err)
-			return err;
+		}
+		if (count == cap) {
+			const char **nn = realloc(names, (cap ? cap * 2 : 256) * sizeof(*nn));
+
+			if (!nn) {
+				free(names);
+				return -ENOMEM;
+			}
+			names = nn;
+			cap = cap ? cap * 2 : 256;
+		}
+		names[count++] = name + sizeof(RT_PREFIX) - 1;
 	}
-	return count;
+	if (count > 1)
+		qsort(names, count, sizeof(*names), str_cmp);
+	for (size_t i = 0; i < count && !err; i++)
+		err = fn(ctx, names[i]);
+	free(names);
+	return err ? err : (int)count;
 }
 
 struct expand_ctx {

@@ -31,10 +31,20 @@ test_list_tracepoint_glob() {
 	[ "$n" -gt 100 ] || fail "only $n syscall entry tracepoints"
 }
 
-# tracefs mounted privately for the listing is gone afterwards
+# tracefs mounted privately for the listing is gone afterwards.  Counted in
+# a private mount namespace: other stackscope runs on the machine mount and
+# unmount their own meanwhile, and those do not propagate into it.
 test_list_leaves_no_mount() {
-	"$SS" -l 'tracepoint:sched:*' >/dev/null || fail "exit $?"
-	! grep -q stackscope-tracefs /proc/mounts || fail "left mounted: $(grep stackscope-tracefs /proc/mounts)"
+	unshare -m --propagation private sh -c '
+		before=$(grep -c stackscope-tracefs /proc/self/mounts)
+		umount /sys/kernel/tracing 2>/dev/null	# so that -l must mount its own
+		"$1" -l "tracepoint:sched:*" >out.txt || exit 3
+		after=$(grep -c stackscope-tracefs /proc/self/mounts)
+		[ "$before" = "$after" ] || { grep stackscope-tracefs /proc/self/mounts; exit 4; }
+	' sh "$SS" >err.txt 2>&1
+	rc=$?
+	[ $rc = 0 ] || fail "exit $rc: $(cat err.txt)"
+	grep -qx tracepoint:sched:sched_switch out.txt || fail "nothing listed: $(cat out.txt)"
 }
 
 # rawtracepoint arguments named and typed from the kernel's BTF
@@ -52,6 +62,8 @@ test_list_rawtracepoint_verbose() {
 test_list_any_provider() {
 	"$SS" -l 'sched_switch' >out.txt || fail "exit $?"
 	printf '%s\n' tracepoint:sched:sched_switch rawtracepoint:sched_switch >want.txt
+	"$SS" -l 'rt:sched_s*' >names.txt || fail "exit $?"
+	sort -c names.txt || fail "rawtracepoints not in name order: $(cat names.txt)"
 	diff -u want.txt out.txt >diff.txt || fail "$(cat diff.txt)"
 }
 
@@ -67,6 +79,10 @@ test_list_uprobe_library() {
 	"$SS" -l 'uprobe:libc:malloc' >out.txt || fail "exit $?"
 	grep -qx 'uprobe:/.*/libc\.so\.6:malloc' out.txt || fail "$(cat out.txt)"
 	[ "$(wc -l <out.txt)" = 1 ] || fail "$(cat out.txt)"
+	# aliases too, in name order (getpid is __getpid's alias)
+	"$SS" -l 'uprobe:libc:*getpid' >out.txt || fail "exit $?"
+	grep -q ':__getpid$' out.txt && grep -q ':getpid$' out.txt || fail "aliases: $(cat out.txt)"
+	sort -c out.txt || fail "not in name order: $(cat out.txt)"
 	sleep 60 &
 	pid=$!
 	wait_for "grep -q libc /proc/$pid/maps"

@@ -4,6 +4,7 @@
  * from a BTF file made here, software/hardware event names, perf-event
  * points, uprobe points on this binary, argN/retval accesses, -l. */
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,6 +477,20 @@ TEST(list_patterns_spelled_out)
 
 static char btf_file[PATH_MAX];
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/* the fake events directory and BTF file go when the tests end */
+__attribute__((destructor)) static void remove_fixtures(void)
+{
+	if (events[0])
+		nftw(events, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (btf_file[0])
+		unlink(btf_file);
+}
+
 /* Events: foo (its own __bpf_trace_foo names the arguments), bar_one (named
  * by its class __bpf_trace_bar_tpl; a decoy class with the same types and
  * a shorter common prefix is not chosen), baz (no function: arg0, arg1). */
@@ -644,18 +659,18 @@ TEST(rt_list_verbose)
 	f = open_memstream(&mem, &len);
 	CHECK_INT(lang_list_probes(f, "rawtracepoint:*", true, &o), 3);
 	fclose(f);
-	CHECK_STR(mem, "rawtracepoint:foo\n"
-		  "    int count\n"
-		  "    const char * name\n"
-		  "    struct task * task\n"
-		  "    long delta\n"
-		  "rawtracepoint:bar_one\n"
+	CHECK_STR(mem, "rawtracepoint:bar_one\n"
 		  "    unsigned int len\n"
 		  "    _Bool on\n"
 		  "rawtracepoint:baz\n"
 		  "    int arg0\n"
 		  "    int arg1\n"
-		  "    int arg2\n");
+		  "    int arg2\n"
+		  "rawtracepoint:foo\n"
+		  "    int count\n"
+		  "    const char * name\n"
+		  "    struct task * task\n"
+		  "    long delta\n");
 	free(mem);
 }
 
@@ -779,9 +794,27 @@ TEST(uprobe_points_on_this_binary)
 	CHECK_STR(expand("uprobe:libno_such_library_here:f { }", NULL),
 		  "error: t:1:1: uprobe:libno_such_library_here:f: libno_such_library_here: no such "
 		  "library or program");
+	/* the launched command by its file name */
+	{
+		struct lang_prog *prog;
+		const struct lang_attach *at = attach_of("uprobe:unit-tests:probes_test_target { }",
+							 &prog);
+		struct lang_probes *pr = lang_probes_new(&(struct lang_probes_opts){
+			.prog = prog, .cmd_path = exe });
+		struct lang_point **pts;
+		size_t np = 0;
+
+		CHECK(at && !lang_probes_expand(pr, at, &pts, &np) && np == 1 &&
+		      !strcmp(pts[0]->target, exe) && !strcmp(pts[0]->func, "probes_test_target"));
+		lang_probes_free(pr);
+		lang_prog_free(prog);
+	}
 	/* a library by name, as bpftrace finds it */
 	r = expand("uprobe:libc:malloc { }", NULL);
 	CHECK(!strncmp(r, "1: uprobe:/", 11) && strstr(r, "/libc.so.6:malloc"));
+	/* an alias elfsyms names otherwise (getpid is __getpid's) */
+	r = expand("uprobe:libc:getpid { }", NULL);
+	CHECK(!strncmp(r, "1: uprobe:/", 11) && strstr(r, "/libc.so.6:getpid"));
 	r = expand("ur:c:free { }", NULL);
 	CHECK(!strncmp(r, "1: uretprobe:/", 14) && strstr(r, "/libc.so.6:free"));
 }
@@ -869,4 +902,95 @@ TEST(kernel_probes_refused_with_an_alternative)
 	CHECK(strstr(r, "try a tracepoint or rawtracepoint near it") != NULL);
 	CHECK(!strncmp(expand("usdt:/bin/sh:probe { }", NULL),
 		       "error: t:1:1: usdt:/bin/sh:probe: usdt probes are not read yet; try uprobe:/bin/sh:", 78));
+}
+
+/* ---- uprobe args from DWARF (the graph workload) -------------------- */
+
+static const char *graph_wl(const char *name)
+{
+	static char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s/../tests/workloads/graph/%s", test_fixtures(), name);
+	return buf;
+}
+
+TEST(uprobe_args_typed_from_dwarf)
+{
+	char src[PATH_MAX + 200], want[PATH_MAX + 300];
+	const char *wl = graph_wl("graph_wl");
+	struct lang_prog *prog;
+	const struct lang_attach *at;
+	struct lang_probes *pr;
+	struct lang_point **pts;
+	struct lang_field_access acc;
+	const char *r;
+	size_t n;
+
+	if (access(wl, R_OK))
+		SKIP("no %s (make workloads)", wl);
+	snprintf(src, sizeof(src), "uprobe:%s:widths { }", wl);
+	at = attach_of(src, &prog);
+	pr = lang_probes_new(&(struct lang_probes_opts){ .prog = prog });
+	if (at && !lang_probes_expand(pr, at, &pts, &n) && n == 1) {
+		/* widths(signed char a, short b, long c, unsigned char d, unsigned short e,
+		 * unsigned int f): rdi rsi rdx rcx r8 r9, each at its width */
+		static const struct { const char *name; unsigned off, size; bool sgn; } w[] = {
+			{ "a", 112, 1, true }, { "b", 104, 2, true }, { "c", 96, 8, true },
+			{ "d", 88, 1, false }, { "e", 72, 2, false }, { "f", 64, 4, false },
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(w); i++) {
+			CHECK_INT(lang_probes_field(pr, pts[0], w[i].name, &acc), 0);
+			if (acc.kind != LANG_ACC_INT || acc.base != LANG_BASE_REGS ||
+			    acc.offset != w[i].off || acc.size != w[i].size || acc.is_signed != w[i].sgn)
+				test_fail(__FILE__, __LINE__, "widths %s: kind %d base %d off %u size %u "
+					  "signed %d", w[i].name, acc.kind, acc.base, acc.offset, acc.size,
+					  acc.is_signed);
+		}
+		CHECK_INT(lang_probes_field(pr, pts[0], "nosuch", &acc), -ENOENT);
+	} else {
+		test_fail(__FILE__, __LINE__, "%s does not expand", src);
+	}
+	lang_probes_free(pr);
+	lang_prog_free(prog);
+	/* checked: strings are pointers str() reads, a double cannot be read */
+	snprintf(src, sizeof(src), "uprobe:%s:shout { printf(\"%%s %%d\\n\", str(args.msg), args.c); }",
+		 wl);
+	CHECK_STR(check_with(src, NULL), "ok");
+	snprintf(src, sizeof(src), "uprobe:%s:average { @ = args.a; }", wl);
+	snprintf(want, sizeof(want), "error: t:1:1: uprobe:%s:average: args.a cannot be read: a "
+		 "floating-point value (in an SSE register)", wl);
+	CHECK_STR(check_with(src, NULL), want);
+	snprintf(src, sizeof(src), "uprobe:%s:sum8 { @ = args.g; }", wl);
+	CHECK(strstr(check_with(src, NULL), "args.g cannot be read: ") != NULL);
+	snprintf(src, sizeof(src), "uprobe:%s:scale { @ = args.nosuch; }", wl);
+	snprintf(want, sizeof(want), "error: t:1:%zu: uprobe:%s:scale has no argument 'nosuch'",
+		 strlen(wl) + 25, wl);
+	CHECK_STR(check_with(src, NULL), want);
+	snprintf(src, sizeof(src), "uretprobe:%s:scale { @ = args.v; }", wl);
+	CHECK(strstr(check_with(src, NULL), "a uretprobe has no args") != NULL);
+	/* no DWARF: said, with the way out */
+	snprintf(src, sizeof(src), "uprobe:%s:scale { @ = args.v; }", graph_wl("graph_wl.nodebug"));
+	r = check_with(src, NULL);
+	if (!strstr(r, ":scale: use arg0..arg5: the file has no DWARF (No data available) to name "
+		    "the arguments"))
+		test_fail(__FILE__, __LINE__, "without DWARF: %s", r);
+}
+
+TEST(uprobe_list_verbose_from_dwarf)
+{
+	const char *wl = graph_wl("graph_wl");
+	char pat[PATH_MAX + 100], want[PATH_MAX + 300];
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (access(wl, R_OK))
+		SKIP("no %s (make workloads)", wl);
+	snprintf(pat, sizeof(pat), "uprobe:%s:scale", wl);
+	f = open_memstream(&mem, &len);
+	CHECK_INT(lang_list_probes(f, pat, true, &(struct lang_probes_opts){ 0 }), 1);
+	fclose(f);
+	snprintf(want, sizeof(want), "uprobe:%s:scale\n    int v\n    int factor\n", wl);
+	CHECK_STR(mem, want);
+	free(mem);
 }

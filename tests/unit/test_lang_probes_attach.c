@@ -332,6 +332,66 @@ TEST(probes_uprobe_arg0_and_retval_from_pt_regs)
 	CHECK(sink == 172);
 }
 
+__attribute__((noinline)) long probes_dwarf_target(signed char a, short b, int c, unsigned d)
+{
+	__asm__ volatile("" ::: "memory");
+	return a + b + c + (long)d;
+}
+
+/* args.NAME of a uprobe, typed from this binary's DWARF: each read at its
+ * width and sign from its entry register */
+TEST(probes_uprobe_args_by_name_from_dwarf)
+{
+	static const struct { const char *name; int64_t want; } args[] = {
+		{ "a", -5 }, { "b", -300 }, { "c", -70000 }, { "d", 4000000000LL },
+	};
+	char exe[PATH_MAX], src[PATH_MAX + 100];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	pid_t self = getpid();
+	struct lang_probes_opts po = { .pids = &self, .npids = 1 };
+	long sink = 0;
+
+	if (geteuid() != 0)
+		SKIP("loading BPF programs needs root");
+	if (len <= 0)
+		SKIP("no /proc/self/exe");
+	exe[len] = 0;
+	snprintf(src, sizeof(src), "uprobe:%s:probes_dwarf_target { }", exe);
+	for (size_t i = 0; i < ARRAY_SIZE(args); i++) {
+		struct lang_probes *pr;
+		struct lang_prog *prog;
+		struct lang_field_access acc;
+		size_t n;
+		struct lang_point **pts = points(&pr, &prog, src, &n, &po);
+		struct session *s = new_session();
+		int map = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ss_slot", 4, 32, 1, NULL), fd;
+
+		if (pts && map >= 0 && s && !lang_probes_field(pr, pts[0], args[i].name, &acc)) {
+			fd = load(pts[0], &(struct prog_spec){ map, &acc, NULL, -1, 0 });
+			if (fd >= 0) {
+				CHECK_INT(lang_probes_attach(s, pr, pts[0], fd), 0);
+				sink += probes_dwarf_target(-5, -300, -70000, 4000000000U);
+				CHECK_INT(slot_of(map).count, 1);
+				if (slot_of(map).value != args[i].want)
+					test_fail(__FILE__, __LINE__, "args.%s read %lld, want %lld",
+						  args[i].name, (long long)slot_of(map).value,
+						  (long long)args[i].want);
+				session_detach(s);
+				close(fd);
+			}
+		} else {
+			test_fail(__FILE__, __LINE__, "args.%s: %s", args[i].name,
+				  prog && lang_error(prog, 0) ? lang_error(prog, 0) : "no access");
+		}
+		session_free(s);
+		if (map >= 0)
+			close(map);
+		lang_probes_free(pr);
+		lang_prog_free(prog);
+	}
+	CHECK(sink == 4 * (4000000000LL - 70305));
+}
+
 /* Waits (at most 5 s) for slot 0's count to reach want. */
 static uint64_t wait_count(int map, uint64_t want)
 {

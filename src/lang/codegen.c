@@ -1275,10 +1275,10 @@ static void gen_str(struct gen *g, const struct lang_node *n)
 			gerr(g, n->list[1]->pos, "str() of a string takes a literal length");
 			return;
 		}
-		keep = lit_int(g->cg, n->list[1]) - 1;
+		keep = lit_int(g->cg, n->list[1]);
 		if (keep < 0)
 			keep = 0;
-		if ((uint64_t)keep >= g->cg->strlen)
+		if ((uint64_t)keep >= g->cg->o.max_strlen)
 			return;
 		off = tmp_alloc(g, g->cg->strlen, n->pos);
 		tmp_ptr(g, BPF_REG_1, off);
@@ -1301,10 +1301,12 @@ static void gen_str(struct gen *g, const struct lang_node *n)
 	else
 		push_const(g, n->pos, g->cg->o.max_strlen);
 	off = tmp_alloc(g, g->cg->strlen, n->pos);
-	/* the size: clamped to 1..max_strlen */
+	/* the size with the NUL (str(p, n): n characters), clamped to 1..max_strlen */
 	r = vreg(g, vtop(g), BPF_REG_2);
 	if (r != BPF_REG_2)
 		E(I_MOV64_REG(BPF_REG_2, r));
+	if (n->n > 1)
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_2, 1));
 	{
 		int small = insn_label(g->b), pos = insn_label(g->b);
 
@@ -1947,6 +1949,48 @@ static void gen_exit(struct gen *g, const struct lang_node *n)
 	g->dead = true;
 }
 
+/* join(argv[, delim]): up to LANG_CG_JOIN_MAX strings of a user char *[]
+ * (NULL-terminated) in one record; the runtime joins them. */
+static void gen_join(struct gen *g, const struct lang_node *n)
+{
+	struct lang_cg_site s = { .kind = LANG_CGS_JOIN, .pos = n->pos, .map = -1 };
+	uint32_t size = sizeof(struct lang_rec_hdr) + LANG_CG_JOIN_MAX * g->cg->strlen, off, ptr;
+	int site, send = insn_label(g->b), r;
+
+	if (n->n > 1 && n->list[1]->kind == LANG_N_STR) {
+		s.fmt = n->list[1]->str;
+		s.fmtlen = n->list[1]->len;
+	}
+	s.size = size;
+	site = new_site(g, &s);
+	if (site < 0)
+		return;
+	gen_expr(g, n->list[0]);	/* the array's address */
+	ptr = tmp_alloc(g, 8, n->pos);
+	off = rec_begin(g, site, size, n->pos);
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, sizeof(struct lang_rec_hdr)));
+	emit_zero(g, BPF_REG_1, 0, size - sizeof(struct lang_rec_hdr));
+	for (int i = 0; i < LANG_CG_JOIN_MAX; i++) {
+		/* p = argv[i]; stop at NULL or a fault */
+		tmp_ptr(g, BPF_REG_1, ptr);
+		E(I_MOV64_IMM(BPF_REG_2, 8));
+		r = vreg(g, vtop(g), BPF_REG_3);
+		E(I_MOV64_REG(BPF_REG_3, r));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, 8 * i));
+		E(I_CALL(BPF_FUNC_probe_read_user));
+		insn_jmp_imm(g->b, BPF_JNE, BPF_REG_0, 0, send);
+		tmp_ptr(g, BPF_REG_1, ptr);
+		E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_1, 0));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_3, 0, send);
+		tmp_ptr(g, BPF_REG_1, off + sizeof(struct lang_rec_hdr) + (uint32_t)i * g->cg->strlen);
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)g->cg->o.max_strlen));
+		E(I_CALL(BPF_FUNC_probe_read_user_str));
+	}
+	insn_bind(g->b, send);
+	vpop(g);
+	rec_send(g, off, size);
+}
+
 static void gen_call_stmt(struct gen *g, const struct lang_node *n)
 {
 	const char *name = n->name;
@@ -1956,6 +2000,8 @@ static void gen_call_stmt(struct gen *g, const struct lang_node *n)
 			   n->list[0]->len, -1, 0, 0);
 	} else if (!strcmp(name, "exit")) {
 		gen_exit(g, n);
+	} else if (!strcmp(name, "join")) {
+		gen_join(g, n);
 	} else if (!strcmp(name, "time")) {
 		gen_record(g, n, LANG_CGS_TIME, 1, n->n ? n->list[0]->str : NULL,
 			   n->n ? n->list[0]->len : 0, -1, 0, 0);

@@ -106,7 +106,10 @@ enum lang_cg_site_kind {
 	LANG_CGS_ZERO,		/* zero(@m) */
 	LANG_CGS_STRFTIME,	/* a format only: args of other sites point here */
 	LANG_CGS_ERRORF,
+	LANG_CGS_JOIN,		/* join(argv[, delim]): LANG_CG_JOIN_MAX strings; fmt the delimiter */
 };
+
+#define LANG_CG_JOIN_MAX 16
 
 struct lang_cg_site {
 	enum lang_cg_site_kind kind;

@@ -531,6 +531,24 @@ static int on_record(void *ctx, void *data, size_t size)
 				session_stop(rt->s);
 		}
 		break;
+	case LANG_CGS_JOIN: {
+		const char *parts[LANG_CG_JOIN_MAX];
+		char delim[64];
+		size_t n = 0, dl = s->fmt ? (s->fmtlen < sizeof(delim) - 1 ? s->fmtlen : sizeof(delim) - 1) : 1;
+
+		memcpy(delim, s->fmt ? s->fmt : " ", dl);
+		delim[dl] = 0;
+		for (; n < LANG_CG_JOIN_MAX; n++) {
+			const char *p = (const char *)data + sizeof(h) + n * rt->cg->strlen;
+
+			/* a NUL at the end of every slot: the kernel wrote at most max_strlen */
+			if (!*p || memchr(p, 0, rt->cg->strlen) == NULL)
+				break;
+			parts[n] = p;
+		}
+		err = lang_out_join(rt->out, parts, n, delim);
+		break;
+	}
 	case LANG_CGS_CLEAR:
 	case LANG_CGS_ZERO:
 		if (s->map >= 0)
@@ -938,6 +956,15 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 		attached += !rt.pts[i].pt && rt.pts[i].at->provider == LANG_P_BEGIN;
 	if ((err = run_special(&rt, LANG_P_BEGIN)))
 		goto end;
+	if (rt.exited) {
+		/* BEGIN ended the run: BEGIN (and END) are what ran */
+		for (size_t i = 0; i < rt.npts; i++)
+			attached += !rt.pts[i].pt && rt.pts[i].at->provider == LANG_P_END;
+		/* in JSON the record is program output (stdout): a run that
+		 * never attached anything has none, as the golden files */
+		if (!o->quiet && o->fmt == LANG_OUT_TEXT)
+			lang_out_attached(rt.out, attached);
+	}
 	if (!rt.exited) {
 		for (size_t i = 0; i < rt.npts; i++) {
 			if (!rt.pts[i].pt)

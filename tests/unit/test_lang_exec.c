@@ -489,7 +489,7 @@ static const struct lt_case cases[] = {
 	{ "BEGIN { $s = \"x\"; $t = $s; printf(\"%s %d\\n\", $t, $t == \"x\"); }", "x,1" },
 	{ "BEGIN { printf(\"%s\\n\", 1 ? \"yes\" : \"no\"); }", "yes" },
 	{ "BEGIN { printf(\"%s\\n\", str(\"abcdef\")); }", "abcdef" },
-	{ "BEGIN { printf(\"%s\\n\", str(\"abcdef\", 3)); }", "ab" },
+	{ "BEGIN { printf(\"%s\\n\", str(\"abcdef\", 3)); }", "abc" },
 	{ "BEGIN { printf(\"%s\\n\", str(\"abcdef\", 100)); }", "abcdef" },
 	{ "config = { max_strlen = 4 } BEGIN { printf(\"%s\\n\", \"abcdef\"); }", "abc" },
 	{ "BEGIN { printf(\"%s|\\n\", \"0123456789012345678901234567890123456789012345678901234567890123456789\"); }",

@@ -742,7 +742,17 @@ static void gen_builtin(struct gen *g, const struct lang_node *n)
 		E(I_CALL(BPF_FUNC_get_current_comm));
 	} else if (!strcmp(name, "probe")) {
 		const char *s = g->pt && g->pt->name ? g->pt->name : "";
-		push_str(g, n->pos, s, strlen(s));
+
+		if (strlen(s) < g->cg->o.max_strlen) {
+			push_str(g, n->pos, s, strlen(s));
+		} else {
+			/* longer than a string: "\1P" and the program's index,
+			 * which the runtime names in full (one program per point) */
+			char tag[8] = { 1, 'P' };
+
+			memcpy(tag + 2, &g->pidx, 4);
+			push_str(g, n->pos, tag, 6);
+		}
 	} else if (!strcmp(name, "func")) {
 		const char *s = g->pt ? (g->pt->func ? g->pt->func : g->pt->name) : "";
 		push_str(g, n->pos, s ? s : "", s ? strlen(s) : 0);

@@ -217,6 +217,18 @@ static void decode(struct rt *rt, const struct lang_type *t, const uint8_t *p,
 	case LANG_K_STR:
 		v->s = (const char *)p;
 		v->len = strnlen((const char *)p, cg->strlen);
+		if (v->len >= 2 && v->len <= 6 && p[0] == 1 && p[1] == 'P') {
+			/* a probe name too long for a string (codegen.c) */
+			uint32_t prog;
+
+			memcpy(&prog, p + 2, 4);
+			for (size_t i = 0; i < rt->npts; i++)
+				if (rt->pts[i].prog == (int)prog && rt->pts[i].pt) {
+					v->s = rt->pts[i].pt->name;
+					v->len = strlen(v->s);
+					break;
+				}
+		}
 		return;
 	case LANG_K_BUF:
 		v->len = (size_t)i64 > cg->strlen ? cg->strlen : (size_t)i64;

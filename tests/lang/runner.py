@@ -390,6 +390,8 @@ def main():
     binary = args.binary or os.environ.get("SS") or os.path.join(ROOT, "build", "stackscope")
     if os.sep not in binary:
         binary = shutil.which(binary) or binary
+    else:
+        binary = os.path.abspath(binary)	# cases run in their own directory
     files = args.files or sorted(
         os.path.join(HERE, f) for f in os.listdir(HERE) if f.endswith(".test"))
     runner = Runner(binary, args.verbose)
@@ -427,7 +429,7 @@ def main():
                     continue
                 runner.check(case, rc, out, err, tmp)
                 print("ok " + name)
-            except CaseError as e:
+            except (CaseError, OSError) as e:
                 print("FAIL %s: %s" % (name, e))
                 status = 1
                 tail = getattr(e, "output", out + err).decode("utf-8", "replace")

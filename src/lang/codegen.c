@@ -1394,9 +1394,21 @@ static void gen_call_value(struct gen *g, const struct lang_node *n)
 		vpop(g);
 		vset(g, vtop(g), BPF_REG_1);
 	} else if (!strcmp(name, "strerror") || !strcmp(name, "syscall_name")) {
-		/* an int the runtime names, in records only */
-		gerr(g, n->pos, "%s() can only be an argument of printf() or print() here", name);
-		push_const(g, n->pos, 0);
+		/* a string the runtime writes: "\1E" or "\1S", the number at 8 */
+		if (g->cg->strlen < 16) {
+			gerr(g, n->pos, "%s() needs max_strlen of at least 9", name);
+			push_const(g, n->pos, 0);
+			return;
+		}
+		gen_expr(g, n->list[0]);
+		push_tmp(g, g->cg->strlen, n->pos, true);
+		E(I_ST(BPF_B, BPF_REG_1, 0, 1));
+		E(I_ST(BPF_B, BPF_REG_1, 1, name[1] == 't' ? 'E' : 'S'));
+		r = vreg(g, vtop(g) - 1, BPF_REG_2);
+		E(I_STX(BPF_DW, BPF_REG_1, r, 8));
+		E(I_MOV64_REG(BPF_REG_0, BPF_REG_1));
+		vpop(g);
+		vset(g, vtop(g), BPF_REG_0);
 	} else if (!strcmp(name, "has_key")) {
 		const struct lang_node *m = n->list[0];
 		struct lang_node ref = *m;

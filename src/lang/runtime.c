@@ -217,6 +217,14 @@ static void decode(struct rt *rt, const struct lang_type *t, const uint8_t *p,
 	case LANG_K_STR:
 		v->s = (const char *)p;
 		v->len = strnlen((const char *)p, cg->strlen);
+		if (p[0] == 1 && (p[1] == 'E' || p[1] == 'S') && cg->strlen >= 16) {
+			/* strerror(n), syscall_name(n) (codegen.c) */
+			struct lang_cg_arg a = { .render = p[1] == 'E' ? LANG_CG_RENDER_STRERROR :
+						 LANG_CG_RENDER_SYSCALL };
+
+			decode(rt, &(struct lang_type){ .kind = LANG_K_INT }, p + 8, v, &a);
+			return;
+		}
 		if (v->len >= 2 && v->len <= 6 && p[0] == 1 && p[1] == 'P') {
 			/* a probe name too long for a string (codegen.c) */
 			uint32_t prog;

@@ -384,8 +384,8 @@ TEST(lang_codegen_errors)
 		const char *src, *err;
 	} cases[] = {
 		{ "BEGIN { unroll(200) { } }", "t:1:16: unroll's count must be from 1 to 100" },
-		{ "BEGIN { printf(\"%s\", strerror(1) == \"a\" ? \"x\" : \"y\"); }",
-		  "t:1:22: strerror() can only be an argument of printf() or print() here" },
+		{ "config = { max_strlen = 8 } BEGIN { @ = strerror(1); }",
+		  "t:1:41: strerror() needs max_strlen of at least 9" },
 		{ "tracepoint:a:b { @ = args.nope; }", "t:1:26: tracepoint:a:b has no argument 'nope'" },
 		{ "BEGIN { @h = hist(1, 9); }", "t:1:22: hist()'s second argument must be from 0 to 5" },
 		{ "BEGIN { @l = lhist(1, 10, 0, 1); }",

@@ -82,7 +82,7 @@ _stackscope()
 	fi
 	if ((COMP_CWORD == 1)); then
 		_stackscope_load "$prog" -
-		COMPREPLY=($(compgen -W "${_stackscope_opts[-]} -e --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "${_stackscope_opts[-]} -e -l --help --version" -- "$cur"))
 		return
 	fi
 	cmd=${COMP_WORDS[1]}

@@ -24,7 +24,8 @@ static void usage(FILE *f)
 	fputs("usage: stackscope COMMAND [OPTIONS] [-- CMD ARGS...]\n\ncommands:\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n`stackscope COMMAND --help` describes a command's options.\n", f);
+	fputs("\n`stackscope COMMAND --help` describes a command's options;\n"
+	      "`stackscope -l [-v] [PATTERN]` lists the probes `run` programs can use.\n", f);
 }
 
 int main(int argc, char **argv)
@@ -43,6 +44,13 @@ int main(int argc, char **argv)
 	}
 	if (!strncmp(argv[1], "-e", 2))
 		return cmd_run(argc, argv);
+	/* bpftrace's order: options first (stackscope -q -e PROGRAM) */
+	if (argv[1][0] == '-')
+		for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+			if (!strncmp(argv[i], "-e", 2))
+				return cmd_run(argc, argv);
+	if (!strncmp(argv[1], "-l", 2))
+		return cmd_list(argc, argv);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);

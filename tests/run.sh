@@ -74,6 +74,11 @@ else
 			count_line "$line"
 		done < <(bash "$ROOT/tests/e2e/harness.sh" "$f" "$FILTER" 2>&1)
 	done
+	# the language's directive cases (tests/lang/*.test, tests/lang/runner.py)
+	while IFS= read -r line; do
+		echo "$line"
+		count_line "$line"
+	done < <(python3 "$ROOT/tests/lang/runner.py" --binary "${STACKSCOPE_LANG_BIN:-$SS}" --filter "$FILTER" 2>&1)
 fi
 
 if [ ${#FAILURES[@]} -gt 0 ]; then

@@ -10,5 +10,7 @@ int cmd_flamegraph(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 /* also `stackscope -e PROGRAM`, with argv[0] the program name */
 int cmd_run(int argc, char **argv);
+/* `stackscope -l [PATTERN]`, `-lv PROBE`: the language's probes */
+int cmd_list(int argc, char **argv);
 
 #endif

@@ -1,6 +1,6 @@
 /* stackscope run / stackscope -e: a program in the one-liner language
- * (bpftrace's dialect).  For now the front end only: parse, check and,
- * with --dump ast, print the tree; running needs the code generator. */
+ * (bpftrace's dialect): parsed, checked against the kernel's probe types
+ * (lang/provider.h), then run (lang/runtime.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -11,17 +11,30 @@
 #include "common.h"
 #include "cmd/cmds.h"
 #include "lang/lang.h"
+#include "lang/provider.h"
+#include "lang/runtime.h"
+#include "trace/session.h"
 
 static const char usage_text[] =
-"usage: stackscope run [--dump ast] [--unsafe] FILE [ARG...]\n"
-"       stackscope -e PROGRAM [--dump ast] [--unsafe] [ARG...]\n"
+"usage: stackscope run [OPTIONS] FILE [ARG...] [-- CMD [ARG...]]\n"
+"       stackscope -e PROGRAM [OPTIONS] [ARG...] [-- CMD [ARG...]]\n"
 "\n"
 "Runs a program in bpftrace's language: probes with a predicate and\n"
 "actions, maps, aggregations.  FILE may be - for standard input.  ARGs are\n"
 "the positional parameters $1, $2, ... ($# their count).\n"
 "\n"
 "  -e PROGRAM     the program text\n"
-"  --dump ast     print the checked syntax tree and stop\n"
+"  -p PID[,PID]   processes uprobes bind to (and predicates may test)\n"
+"  -c 'CMD'       run CMD (split at spaces), gated until every probe is attached;\n"
+"                 cpid is its pid and the run ends with it (as -- CMD ARG...)\n"
+"  -d SECONDS     end after SECONDS\n"
+"  -o FILE        output to FILE\n"
+"  -f text|json   output format (json: one object a line)\n"
+"  -q             no \"Attached N probes\" line\n"
+"  -v             the whole verifier log when a program is refused\n"
+
+"  --dry-run      generate and load through the verifier, attach nothing\n"
+"  --dump ast|bpf print the checked syntax tree or the BPF instructions and stop\n"
 "  --unsafe       allow system(), cat(), signal() and override()\n";
 
 /* The whole of f into a new NUL-terminated buffer; -errno. */
@@ -91,49 +104,144 @@ static int read_script(const char *path, char **text, size_t *len)
 	return err;
 }
 
+/* -c 'CMD': the words of CMD (no shell). */
+static char **split_cmd(const char *s)
+{
+	size_t n = 0, cap = 8;
+	char **v = calloc(cap, sizeof(*v)), *copy = strdup(s), *save = NULL, *w;
+
+	if (!v || !copy) {
+		free(v);
+		free(copy);
+		return NULL;
+	}
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (n + 2 > cap) {
+			char **nv = realloc(v, cap * 2 * sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+			cap *= 2;
+		}
+		v[n++] = w;
+	}
+	v[n] = NULL;
+	if (!n) {
+		free(copy);
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "dump", required_argument, NULL, 'D' },
 		{ "unsafe", no_argument, NULL, 'U' },
+		{ "dry-run", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct lang_check_opts opts = { 0 };
+	struct lang_probes_opts po = { 0 };
+	struct lang_run_opts ro = { .fmt = LANG_OUT_TEXT };
+	struct session_opts so = { .name = "run" };
+	struct lang_probes *pr = NULL;
 	const char *prog_text = NULL, *name;
 	struct lang_prog *prog = NULL;
-	char *text = NULL;
+	char *text = NULL, **cmd_words = NULL;
 	size_t len;
 	bool dump_ast = false;
-	int c, ret = 1;
+	int c, ret = 1, r;
 
+	/* -- CMD ARGS: the command, not positional parameters */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			if (i + 1 < argc)
+				so.cmd = argv + i + 1;
+			argc = i;
+			break;
+		}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:hp:c:d:o:f:qv", longopts, NULL)) != -1) {
+		r = session_parse_opt(&so, c, optarg);
+		if (r < 0) {
+			ret = -r;
+			goto free_text;
+		}
+		if (r > 0) {
+			if (c == 'v')
+				ro.verbose = true;
+			continue;
+		}
 		switch (c) {
 		case 'e': prog_text = optarg; break;
 		case 'D':
-			if (strcmp(optarg, "ast")) {
-				msg("--dump: unknown '%s' (ast)", optarg);
-				return 2;
+			if (!strcmp(optarg, "ast")) {
+				dump_ast = true;
+			} else if (!strcmp(optarg, "bpf")) {
+				ro.dump_bpf = true;
+			} else {
+				msg("--dump: unknown '%s' (ast or bpf)", optarg);
+				ret = 2;
+				goto free_text;
 			}
-			dump_ast = true;
 			break;
 		case 'U': opts.unsafe = true; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: fputs(usage_text, stderr); return 2;
+		case 'N': ro.dry_run = true; break;
+		case 'q': ro.quiet = true; break;
+		case 'c':
+			free(cmd_words);
+			cmd_words = split_cmd(optarg);
+			if (!cmd_words) {
+				msg("-c: an empty command");
+				ret = 2;
+				goto free_text;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "json")) {
+				ro.fmt = LANG_OUT_JSON;
+			} else if (strcmp(optarg, "text")) {
+				msg("-f: unknown format '%s' (text or json)", optarg);
+				ret = 2;
+				goto free_text;
+			}
+			break;
+		case 'h': fputs(usage_text, stdout); ret = 0; goto free_text;
+		default: fputs(usage_text, stderr); ret = 2; goto free_text;
 		}
 	}
+	if (cmd_words) {
+		if (so.cmd) {
+			msg("-c and -- both name a command: give one");
+			ret = 2;
+			goto free_text;
+		}
+		so.cmd = cmd_words;
+	}
+	if (session_check_opts(&so)) {
+		ret = 2;
+		goto free_text;
+	}
+	po.pids = so.pids;
+	po.npids = so.npids;
+	po.cmd_path = so.cmd ? so.cmd[0] : NULL;
+	po.unsafe = opts.unsafe;
 	if (prog_text) {
 		name = "-e";
 		len = strlen(prog_text);
 	} else {
 		if (optind >= argc) {
 			fputs(usage_text, stderr);
-			return 2;
+			ret = 2;
+			goto free_text;
 		}
 		name = argv[optind++];
 		if (read_script(name, &text, &len))
-			return 1;
+			goto free_text;
 		prog_text = text;
 		if (!strcmp(name, "-"))
 			name = "stdin";
@@ -145,7 +253,21 @@ int cmd_run(int argc, char **argv)
 		msg("%s: %s", name, errno == EFBIG ? "too large for a program" : strerror(errno));
 		goto free_text;
 	}
-	if (lang_parse(prog) || lang_check(prog, &opts)) {
+	if (lang_parse(prog)) {
+		lang_print_errors(stderr, prog);
+		goto free_prog;
+	}
+	po.prog = prog;
+	if (!dump_ast) {
+		pr = lang_probes_new(&po);
+		if (!pr) {
+			msg("%s: %s", name, strerror(errno));
+			goto free_prog;
+		}
+		opts.resolve_field = lang_probes_resolve_field;
+		opts.ctx = pr;
+	}
+	if (lang_check(prog, &opts)) {
 		lang_print_errors(stderr, prog);
 		goto free_prog;
 	}
@@ -154,10 +276,22 @@ int cmd_run(int argc, char **argv)
 		ret = fflush(stdout) ? 1 : 0;
 		goto free_prog;
 	}
-	msg("code generation is not implemented yet (--dump ast shows the checked program)");
+	ro.so = &so;
+	ro.nparams = opts.nparams;
+	ro.params = opts.params;
+	ret = lang_run(prog, pr, &ro);
 free_prog:
+	lang_probes_free(pr);
 	lang_prog_free(prog);
 free_text:
 	free(text);
+	if (cmd_words) {
+		free(cmd_words[0]);
+		free(cmd_words);
+		if (so.cmd == cmd_words)
+			so.cmd = NULL;
+	}
+	so.cmd = NULL;
+	session_opts_free(&so);
 	return ret;
 }

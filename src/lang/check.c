@@ -320,6 +320,12 @@ static void check_arg(struct checker *c, const struct lang_node *call, struct la
 	switch (kind) {
 	case LANG_A_MAP:
 	case LANG_A_MAPELEM:
+		/* delete(@m, key): the map by name, its key the next argument */
+		if (kind == LANG_A_MAPELEM && a->kind == LANG_N_MAP && !a->n && call->n == 2 &&
+		    !strcmp(call->name, "delete")) {
+			map_value_use(c, a, map_get(c, a->name, a->pos));
+			return;
+		}
 		if (a->kind != LANG_N_MAP || (kind == LANG_A_MAP && a->n)) {
 			err(c, a->pos, "%s() takes a map%s as argument %zu", call->name,
 			    kind == LANG_A_MAP ? " (@name, without keys)" : "", i + 1);
@@ -355,6 +361,11 @@ static void check_arg(struct checker *c, const struct lang_node *call, struct la
 		return;
 	default:
 		break;
+	}
+	/* print(@m) names the whole map, whatever its keys (as clear(@m)) */
+	if (!strcmp(call->name, "print") && i == 0 && a->kind == LANG_N_MAP && !a->n) {
+		check_arg(c, call, a, LANG_A_MAP, i);
+		return;
 	}
 	/* print(@hist) is what a hist is for */
 	check_expr(c, a, !strcmp(call->name, "print") && i == 0 ? CTX_STMT : CTX_VALUE);
@@ -877,5 +888,6 @@ int lang_check(struct lang_prog *prog, const struct lang_check_opts *opts)
 	c.report = true;
 	check_config(&c);
 	check_pass(&c);
-	return c.errors || prog->arena.failed ? -EINVAL : 0;
+	/* errors the resolve_field hook recorded (a probe that does not exist) count too */
+	return c.errors || prog->nerrors || prog->arena.failed ? -EINVAL : 0;
 }

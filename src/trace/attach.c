@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -171,13 +172,28 @@ int attach_uprobe_multi(struct session *s, int prog_fd, const char *path, const 
 	return session_own_fd(s, fd);
 }
 
-int attach_tracepoint(struct session *s, int prog_fd, const char *sub, const char *event)
+int attach_tracepoint_id(struct session *s, int prog_fd, int id, const char *what)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT,
 					.sample_period = 1, .wakeup_events = 1 };
-	struct tracefs *t = tracefs_open();
-	int id, pfd, err;
+	int pfd, err;
 
+	attr.config = id;
+	/* A program on a tracepoint runs for every task on every CPU, however
+	 * many perf events carry it: one event (on CPU 0, as perf wants one)
+	 * is the attachment, and a second would run the program twice. */
+	pfd = perf_open(&attr, -1, 0);
+	err = pfd < 0 ? pfd : link_perf(s, prog_fd, pfd, 0);
+	if (err)
+		msg("tracepoint %s: attach failed: %s", what, strerror(-err));
+	return err;
+}
+
+int attach_tracepoint(struct session *s, int prog_fd, const char *sub, const char *event)
+{
+	struct tracefs *t = tracefs_open();
+	char what[256];
+	int id;
 
 	if (!t)
 		return -errno;
@@ -188,15 +204,8 @@ int attach_tracepoint(struct session *s, int prog_fd, const char *sub, const cha
 		    id == -ENOENT ? "no such tracepoint" : strerror(-id));
 		return id;
 	}
-	attr.config = id;
-	/* A program on a tracepoint runs for every task on every CPU, however
-	 * many perf events carry it: one event (on CPU 0, as perf wants one)
-	 * is the attachment, and a second would run the program twice. */
-	pfd = perf_open(&attr, -1, 0);
-	err = pfd < 0 ? pfd : link_perf(s, prog_fd, pfd, 0);
-	if (err)
-		msg("tracepoint %s:%s: attach failed: %s", sub, event, strerror(-err));
-	return err;
+	snprintf(what, sizeof(what), "%s:%s", sub, event);
+	return attach_tracepoint_id(s, prog_fd, id, what);
 }
 
 int attach_tp_btf(struct session *s, int prog_fd, const char *what)

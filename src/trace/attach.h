@@ -39,6 +39,9 @@ int attach_uprobe_multi(struct session *s, int prog_fd, const char *path, const 
  * every process, every CPU; prog_fd a BPF_PROG_TYPE_TRACEPOINT program.
  * tracefs is opened (and mounted privately when it is not) for the id. */
 int attach_tracepoint(struct session *s, int prog_fd, const char *sub, const char *event);
+/* The same by the event's tracefs id, read by the caller (the language's
+ * providers keep tracefs open over many tracepoints); what names it. */
+int attach_tracepoint_id(struct session *s, int prog_fd, int id, const char *what);
 
 /* A program loaded as tp_btf (BPF_PROG_TYPE_TRACING, attach target set at
  * load) or raw_tracepoint (name given). */

@@ -30,6 +30,7 @@ struct loop {
 	int (*window_cb)(void *ctx);
 	void *window_ctx;
 	int signo;
+	int stop;		/* loop_stop() */
 };
 
 struct loop *loop_new(void)
@@ -150,6 +151,11 @@ int loop_take_signal(struct loop *lp)
 	return 0;
 }
 
+void loop_stop(struct loop *lp)
+{
+	lp->stop = 1;
+}
+
 int loop_run(struct loop *lp)
 {
 	double start = now_sec(), next_tick = start + lp->tick, next_window = start + lp->window;
@@ -163,6 +169,9 @@ int loop_run(struct loop *lp)
 		double t = now_sec(), wait = 3600;
 		int n, err;
 
+		if (lp->stop)
+			return LOOP_STOPPED;
+
 		if (lp->duration > 0) {
 			if (t >= start + lp->duration)
 				return LOOP_TIMEOUT;
@@ -173,6 +182,8 @@ int loop_run(struct loop *lp)
 				err = lp->tick_cb(lp->tick_ctx);
 				if (err < 0)
 					return err;
+				if (lp->stop)
+					return LOOP_STOPPED;
 				next_tick = t + lp->tick;
 			}
 			if (next_tick - t < wait)
@@ -229,6 +240,8 @@ int loop_run(struct loop *lp)
 				err = f->cb(f->ctx);
 				if (err < 0)
 					return err;
+				if (lp->stop)
+					return LOOP_STOPPED;
 			} else if (!f->done) {
 				f->done = 1;
 				if (--lp->npids == 0)

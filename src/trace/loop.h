@@ -13,6 +13,7 @@ enum loop_end {
 	LOOP_TIMEOUT = 1,
 	LOOP_SIGNAL,
 	LOOP_EXITED,	/* every watched process exited */
+	LOOP_STOPPED,	/* loop_stop() was called (from a callback) */
 };
 
 struct loop;
@@ -29,6 +30,8 @@ void loop_set_tick(struct loop *lp, double seconds, int (*cb)(void *ctx), void *
  * at SIGHUP, which then no longer ends the run: the next window closes
  * `seconds` after the SIGHUP's. */
 void loop_set_window(struct loop *lp, double seconds, int (*cb)(void *ctx), void *ctx);
+/* Ends loop_run() once the current callback returns. */
+void loop_stop(struct loop *lp);
 /* Returns enum loop_end or -errno. */
 int loop_run(struct loop *lp);
 /* The signal that ended the run (LOOP_SIGNAL), else 0. */

@@ -378,7 +378,15 @@ int session_run(struct session *s)
 	/* make sure the command ends when we were told to stop */
 	if (end == LOOP_SIGNAL && s->child.pid && !s->child.reaped)
 		kill(s->child.pid, loop_signal(s->loop));
+	/* stopped by the traced program: the command ends with the run */
+	if (end == LOOP_STOPPED && s->child.pid && !s->child.reaped)
+		kill(s->child.pid, SIGTERM);
 	return 0;
+}
+
+void session_stop(struct session *s)
+{
+	loop_stop(s->loop);
 }
 
 double session_elapsed(const struct session *s)

@@ -98,6 +98,9 @@ FILE *session_output(struct session *s);
 /* Releases the command and waits; returns 0 or -errno (said).  On a
  * signal the command gets it too. */
 int session_run(struct session *s);
+/* Ends session_run() once the current drain step returns: the traced
+ * program asked to stop (the language's exit()). */
+void session_stop(struct session *s);
 /* Seconds session_run() lasted. */
 double session_elapsed(const struct session *s);
 /* The signal that ended the run, 0 when none. */

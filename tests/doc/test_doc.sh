@@ -125,7 +125,7 @@ complete_words() {
 test_bash_completion() {
 	local r
 	r=$(complete_words "$SS" "")
-	check '[ "$r" = "profile offcpu syscalls graph run flamegraph -e --help --version" ]' "commands: $r"
+	check '[ "$r" = "profile offcpu syscalls graph run flamegraph -e -l --help --version" ]' "commands: $r"
 	r=$(complete_words "$SS" off)
 	check '[ "$r" = offcpu ]' "off: $r"
 	r=$(complete_words "$SS" profile --un)

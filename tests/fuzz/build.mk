@@ -10,7 +10,8 @@ FUZZ_CFLAGS  := -O1 -g -std=gnu11 -Isrc -I$(BUILD) -D_GNU_SOURCE -Wno-unused-par
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIBSRCS := src/common.c src/hashtab.c src/strpool.c src/sym/elfsyms.c src/sym/debugfile.c \
 	src/sym/dwfunc.c src/sym/dwopen.c src/sym/ksyms.c src/sym/perfmap.c src/sym/proctab.c src/unwind/table.c src/unwind/sframe.c \
-	src/report/folded.c src/report/stacks.c src/report/text.c $(wildcard src/lang/*.c)
+	src/report/folded.c src/report/stacks.c src/report/text.c \
+	$(filter-out src/lang/probe_%.c src/lang/provider.c,$(wildcard src/lang/*.c))
 FUZZ_LIBOBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_LIBSRCS))
 FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_TARGETS := $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
@@ -33,7 +34,8 @@ FUZZ_SEEDS := $(FUZZ_BUILD)/seeds
 fuzz-seeds: fixtures workloads
 	rm -rf $(FUZZ_SEEDS)
 	mkdir -p $(FUZZ_SEEDS)/elfsyms $(FUZZ_SEEDS)/unwind $(FUZZ_SEEDS)/dwfunc \
-		$(FUZZ_SEEDS)/procfiles $(FUZZ_SEEDS)/folded $(FUZZ_SEEDS)/lang
+		$(FUZZ_SEEDS)/procfiles $(FUZZ_SEEDS)/folded $(FUZZ_SEEDS)/lang \
+		$(FUZZ_SEEDS)/tpformat
 	for f in $(SYMFIX_DIR)/symbols-pie $(SYMFIX_DIR)/symbols-stripped $(SYMFIX_DIR)/libsymbols.so \
 		$(SYMFIX_DIR)/symbols-linked $(SYMFIX_DIR)/symbols-trunc; do \
 		cp $$f $(FUZZ_SEEDS)/elfsyms/; done
@@ -45,6 +47,7 @@ fuzz-seeds: fixtures workloads
 	{ printf '\002'; printf '7f0000001000 40 jit_one\n0x7f0000001040 0x20 Interpreter\n7f0000001000 10 replaced code\n'; } > $(FUZZ_SEEDS)/procfiles/perfmap
 	printf 'app;main;f;g 3\napp;main;k_[k] 1\n\n[unknown] 7\r\n' > $(FUZZ_SEEDS)/folded/a
 	cp tests/fuzz/lang-corpus/* $(FUZZ_SEEDS)/lang/
+	cp tests/fuzz/tpformat-corpus/* $(FUZZ_SEEDS)/tpformat/
 
 # FUZZ_SECONDS each; a crash leaves its input in $(FUZZ_BUILD)/crash-*
 fuzz:

@@ -1,0 +1,2394 @@
+/* The code generator (see codegen.h).
+ *
+ * Stack frame of every program:
+ *   fp-8    ctx
+ *   fp-16   the scratch map's value: $variables that are not integers
+ *   fp-24   the same + the variables' bytes: temporaries of a statement
+ *   fp-32 .. fp-280    integer $variables (31 slots; more go to scratch)
+ *   fp-288 .. fp-504   expression temporaries spilled past r6..r9
+ *
+ * Expressions are evaluated onto a stack of values: depth 0..3 in r6..r9
+ * (which helpers preserve), deeper in spill slots.  An integer's value is
+ * the entry; any other value (string, tuple, buf, stack) is a pointer to
+ * its bytes, in scratch. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lang/codegen.h"
+#include "lang/lexer.h"
+#include "lang/rec.h"
+
+#define FP_CTX (-8)
+#define FP_VARS (-16)
+#define FP_TMP (-24)
+#define FP_VAR0 (-32)
+#define NSTACK_VARS 31
+#define FP_SPILL0 (-288)
+#define NSPILL 28
+#define NREGS 4			/* r6..r9 */
+#define MAX_LOOPS 64
+
+struct cg_var {
+	const char *name;
+	int depth;
+	struct lang_type type;
+	bool is_signed;
+	bool on_stack;		/* an integer at fp+off; else at vars+off */
+	int32_t off;
+	struct cg_var *next;
+};
+
+struct gen {
+	struct lang_cg *cg;
+	struct lang_cg_prog *p;
+	int pidx;
+	struct insn_buf *b;
+	const struct lang_cg_point *pt;
+	const struct lang_probe *probe;
+	int depth;		/* values on the expression stack */
+	int nstack_vars;
+	uint32_t var_size;	/* scratch bytes of variables */
+	uint32_t tmp_cur, tmp_max;
+	struct cg_var *vars;
+	int scope;
+	int out;		/* label: return 0 */
+	int brk[MAX_LOOPS], cont[MAX_LOOPS];
+	int nloops;
+	size_t tmpbase_at;	/* the instruction adding var_size */
+	bool dead;		/* after exit(), return, break, continue: no code (the
+				 * verifier refuses unreachable instructions) */
+	bool failed;
+};
+
+static void gerr(struct gen *g, struct lang_pos pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void gerr(struct gen *g, struct lang_pos pos, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!g->failed || g->cg->prog->nerrors < 8)
+		lang_errorf(g->cg->prog, pos, "%s", buf);
+	g->failed = true;
+}
+
+#define E(i) insn_emit(g->b, i)
+
+/* ---- sizes ---------------------------------------------------------- */
+
+static uint32_t hist_buckets(unsigned k)
+{
+	return ((64 - k) << k) + 1;
+}
+
+uint32_t lang_cg_hist_buckets(unsigned k)
+{
+	return hist_buckets(k);
+}
+
+uint32_t lang_cg_size(const struct lang_cg *cg, const struct lang_type *t)
+{
+	uint32_t n = 0;
+
+	switch (t->kind) {
+	case LANG_K_STR:
+		return cg->strlen;
+	case LANG_K_BUF:
+		return 8 + cg->strlen;
+	case LANG_K_STACK:
+		return sizeof(struct lang_rec_stack);
+	case LANG_K_USYM:
+	case LANG_K_TIMESTAMP:
+	case LANG_K_MIN:
+	case LANG_K_MAX:
+	case LANG_K_AVG:
+	case LANG_K_STATS:
+		return 16;
+	case LANG_K_TUPLE:
+		for (size_t i = 0; i < t->nelems; i++)
+			n += lang_cg_size(cg, &t->elems[i]);
+		return n;
+	default:
+		return 8;
+	}
+}
+
+static bool is_int(enum lang_kind k)
+{
+	return k == LANG_K_INT || k == LANG_K_COUNT || k == LANG_K_SUM || k == LANG_K_MIN ||
+	       k == LANG_K_MAX || k == LANG_K_AVG || k == LANG_K_KSYM;
+}
+
+/* ---- the expression stack ------------------------------------------- */
+
+static int16_t spill_off(int d)
+{
+	return (int16_t)(FP_SPILL0 - 8 * (d - NREGS));
+}
+
+static int vpush(struct gen *g, struct lang_pos pos)
+{
+	int d = g->depth++;
+
+	if (d >= NREGS + NSPILL)
+		gerr(g, pos, "expression too deep for the BPF stack");
+	return d;
+}
+
+static void vpop(struct gen *g)
+{
+	g->depth--;
+}
+
+/* A register holding entry d (loaded into scratch when spilled). */
+static int vreg(struct gen *g, int d, int scratch)
+{
+	if (d < NREGS)
+		return BPF_REG_6 + d;
+	E(I_LDX(BPF_DW, scratch, BPF_REG_10, spill_off(d)));
+	return scratch;
+}
+
+/* Entry d = reg. */
+static void vset(struct gen *g, int d, int reg)
+{
+	if (d < NREGS) {
+		if (reg != BPF_REG_6 + d)
+			E(I_MOV64_REG(BPF_REG_6 + d, reg));
+		return;
+	}
+	E(I_STX(BPF_DW, BPF_REG_10, reg, spill_off(d)));
+}
+
+static int vtop(struct gen *g)
+{
+	return g->depth - 1;
+}
+
+/* ---- scratch -------------------------------------------------------- */
+
+static uint32_t tmp_alloc(struct gen *g, uint32_t size, struct lang_pos pos)
+{
+	uint32_t off = g->tmp_cur;
+
+	size = (size + 7) & ~7u;
+	g->tmp_cur += size;
+	if (g->tmp_cur > g->tmp_max)
+		g->tmp_max = g->tmp_cur;
+	if (g->tmp_cur + g->var_size > LANG_CG_SCRATCH_MAX)
+		gerr(g, pos, "this statement needs more than %u bytes of scratch memory",
+		     LANG_CG_SCRATCH_MAX);
+	return off;
+}
+
+/* reg = the temporary area + off */
+static void tmp_ptr(struct gen *g, int reg, uint32_t off)
+{
+	E(I_LDX(BPF_DW, reg, BPF_REG_10, FP_TMP));
+	if (off)
+		E(I_ALU64_IMM(BPF_ADD, reg, (int32_t)off));
+}
+
+/* *(reg + off .. + size) = 0 */
+static void emit_zero(struct gen *g, int reg, int32_t off, uint32_t size)
+{
+	if (size > 256) {
+		/* bpf_probe_read_kernel() zeroes its destination when the
+		 * read fails, and reading address 0 always fails */
+		if (reg != BPF_REG_1)
+			E(I_MOV64_REG(BPF_REG_1, reg));
+		if (off)
+			E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, off));
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)size));
+		E(I_MOV64_IMM(BPF_REG_3, 0));
+		E(I_CALL(BPF_FUNC_probe_read_kernel));
+		return;
+	}
+	for (uint32_t i = 0; i < size; i += 8)
+		E(I_ST(BPF_DW, reg, (int16_t)(off + (int32_t)i), 0));
+}
+
+/* *(dst + doff) = *(src + soff), size bytes (a multiple of 8); r0 is used */
+static void emit_copy(struct gen *g, int dst, int32_t doff, int src, int32_t soff, uint32_t size)
+{
+	if (size > 256) {
+		E(I_MOV64_REG(BPF_REG_0, src));
+		if (dst != BPF_REG_1)
+			E(I_MOV64_REG(BPF_REG_1, dst));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, doff));
+		E(I_MOV64_REG(BPF_REG_3, BPF_REG_0));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, soff));
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)size));
+		E(I_CALL(BPF_FUNC_probe_read_kernel));
+		return;
+	}
+	for (uint32_t i = 0; i < size; i += 8) {
+		E(I_LDX(BPF_DW, BPF_REG_0, src, (int16_t)(soff + (int32_t)i)));
+		E(I_STX(BPF_DW, dst, BPF_REG_0, (int16_t)(doff + (int32_t)i)));
+	}
+}
+
+/* A new temporary of size bytes, zeroed, pushed as a pointer. */
+static uint32_t push_tmp(struct gen *g, uint32_t size, struct lang_pos pos, bool zero)
+{
+	uint32_t off = tmp_alloc(g, size, pos);
+	int d = vpush(g, pos);
+
+	tmp_ptr(g, BPF_REG_1, off);
+	vset(g, d, BPF_REG_1);
+	if (zero)
+		emit_zero(g, BPF_REG_1, 0, size);
+	return off;
+}
+
+/* ---- maps ------------------------------------------------------------ */
+
+static int add_map(struct lang_cg *cg, const struct lang_cg_map *m)
+{
+	struct lang_cg_map *n = realloc(cg->maps, (cg->nmaps + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	cg->maps = n;
+	cg->maps[cg->nmaps] = *m;
+	cg->maps[cg->nmaps].fd = -1;
+	return (int)cg->nmaps++;
+}
+
+const struct lang_cg_map *lang_cg_map_find(const struct lang_cg *cg, const char *name)
+{
+	for (size_t i = 0; i < cg->nmaps; i++)
+		if (cg->maps[i].role == LANG_CGM_USER && !strcmp(cg->maps[i].m->name, name))
+			return &cg->maps[i];
+	return NULL;
+}
+
+static int map_index(struct gen *g, const char *name)
+{
+	const struct lang_cg_map *m = lang_cg_map_find(g->cg, name);
+
+	return m ? (int)(m - g->cg->maps) : -1;
+}
+
+static int add_site(struct lang_cg *cg, const struct lang_cg_site *s)
+{
+	struct lang_cg_site *n = realloc(cg->sites, (cg->nsites + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	cg->sites = n;
+	cg->sites[cg->nsites] = *s;
+	return (int)cg->nsites++;
+}
+
+/* The hist/lhist parameters of @m's aggregation, found at its first
+ * assignment anywhere in the program. */
+static const struct lang_node *find_agg(const struct lang_node *n, const char *map)
+{
+	const struct lang_node *r;
+
+	if (!n)
+		return NULL;
+	if (n->kind == LANG_N_ASSIGN && n->a && n->a->kind == LANG_N_MAP &&
+	    !strcmp(n->a->name, map) && n->b && n->b->kind == LANG_N_CALL)
+		return n->b;
+	if ((r = find_agg(n->a, map)) || (r = find_agg(n->b, map)) || (r = find_agg(n->c, map)))
+		return r;
+	for (size_t i = 0; i < n->n; i++)
+		if ((r = find_agg(n->list[i], map)))
+			return r;
+	return NULL;
+}
+
+static int64_t param_int(const struct lang_cg *cg, uint64_t i)
+{
+	if (i < 1 || i > (uint64_t)cg->o.nparams)
+		return 0;
+	return strtoll(cg->o.params[i - 1], NULL, 0);
+}
+
+static int64_t lit_int(const struct lang_cg *cg, const struct lang_node *n)
+{
+	if (n->kind == LANG_N_PARAM)
+		return param_int(cg, n->num);
+	return (int64_t)n->num;
+}
+
+static const struct lang_config *config_find(const struct lang_prog *p, const char *key)
+{
+	for (const struct lang_config *c = p->config; c; c = c->next)
+		if (!strcmp(c->key, key))
+			return c;
+	return NULL;
+}
+
+struct lang_cg *lang_cg_new(struct lang_prog *prog, const struct lang_cg_opts *o)
+{
+	struct lang_cg *cg = calloc(1, sizeof(*cg));
+	const struct lang_config *c;
+	size_t errs = prog->nerrors;
+	unsigned maxkeys;
+
+	if (!cg)
+		return NULL;
+	cg->prog = prog;
+	cg->o = *o;
+	cg->ringbuf = cg->state = cg->lost = cg->full = cg->stacks = -1;
+	cg->print_maps_on_exit = true;
+	if (!cg->o.max_strlen)
+		cg->o.max_strlen = 64;
+	if (!cg->o.max_map_keys)
+		cg->o.max_map_keys = 4096;
+	if (!cg->o.ringbuf_size)
+		cg->o.ringbuf_size = LANG_CG_RINGBUF_SIZE;
+	if ((c = config_find(prog, "max_strlen")) && c->value->kind == LANG_N_INT)
+		cg->o.max_strlen = (unsigned)c->value->num;
+	if ((c = config_find(prog, "perf_rb_pages")) && c->value->kind == LANG_N_INT) {
+		/* the ring buffer's size: a power of two of pages */
+		uint64_t pages = c->value->num;
+
+		if (pages < 1 || pages > 65536 || (pages & (pages - 1))) {
+			lang_errorf(prog, c->pos, "perf_rb_pages must be a power of two from 1 to 65536");
+			pages = 1;
+		}
+		cg->o.ringbuf_size = (uint32_t)(pages * 4096);
+	}
+	if ((c = config_find(prog, "max_map_keys")) && c->value->kind == LANG_N_INT)
+		cg->o.max_map_keys = (unsigned)c->value->num;
+	if ((c = config_find(prog, "print_maps_on_exit")))
+		cg->print_maps_on_exit = c->value->kind == LANG_N_INT ? c->value->num != 0 :
+			c->value->kind == LANG_N_IDENT && !strcmp(c->value->name, "true");
+	if (cg->o.max_strlen < 1 || cg->o.max_strlen > LANG_CG_MAX_STRLEN) {
+		c = config_find(prog, "max_strlen");
+		lang_errorf(prog, c ? c->pos : (struct lang_pos){ 1, 1 },
+			    "max_strlen must be from 1 to %u", LANG_CG_MAX_STRLEN);
+		free(cg);
+		return NULL;
+	}
+	cg->strlen = (cg->o.max_strlen + 7) & ~7u;
+	maxkeys = cg->o.max_map_keys ? cg->o.max_map_keys : 1;
+
+	cg->ringbuf = add_map(cg, &(struct lang_cg_map){ .role = LANG_CGM_RINGBUF,
+		.type = BPF_MAP_TYPE_RINGBUF, .max_entries = cg->o.ringbuf_size, .name = "ringbuf" });
+	cg->state = add_map(cg, &(struct lang_cg_map){ .role = LANG_CGM_STATE,
+		.type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 8, .max_entries = 1,
+		.name = "state" });
+	/* LOST and FULL get their sizes once every program is known: the
+	 * runtime reads max_entries from progs/maps */
+	cg->lost = add_map(cg, &(struct lang_cg_map){ .role = LANG_CGM_LOST,
+		.type = BPF_MAP_TYPE_PERCPU_ARRAY, .key_size = 4, .value_size = 8, .max_entries = 1,
+		.name = "lost" });
+	cg->full = add_map(cg, &(struct lang_cg_map){ .role = LANG_CGM_FULL,
+		.type = BPF_MAP_TYPE_PERCPU_ARRAY, .key_size = 4, .value_size = 8, .max_entries = 1,
+		.name = "full" });
+	for (struct lang_map *m = prog->maps; m; m = m->next) {
+		struct lang_cg_map cm = { .role = LANG_CGM_USER, .m = m, .max_entries = maxkeys };
+		const struct lang_node *agg = NULL;
+
+		for (const struct lang_probe *p = prog->probes; p && !agg; p = p->next)
+			agg = find_agg(p->body, m->name);
+		snprintf(cm.name, sizeof(cm.name), "%s", m->name[1] ? m->name + 1 : "_");
+		cm.key = (struct lang_type){ LANG_K_TUPLE, m->nkeys > 0 ? (size_t)m->nkeys : 0, m->keys };
+		cm.key_size = m->nkeys > 0 ? lang_cg_size(cg, &cm.key) : 8;
+		cm.value_size = lang_cg_size(cg, &m->value);
+		switch (m->value.kind) {
+		case LANG_K_COUNT: case LANG_K_SUM: case LANG_K_MIN: case LANG_K_MAX:
+		case LANG_K_AVG: case LANG_K_STATS:
+			cm.type = BPF_MAP_TYPE_PERCPU_HASH;
+			break;
+		case LANG_K_HIST:
+			cm.type = BPF_MAP_TYPE_PERCPU_HASH;
+			if (agg && agg->n > 1)
+				cm.hist_k = (uint32_t)lit_int(cg, agg->list[1]);
+			if (cm.hist_k > LANG_CG_MAX_HIST_K) {
+				lang_errorf(prog, agg->list[1]->pos, "hist()'s second argument must be from 0 to %d",
+					    LANG_CG_MAX_HIST_K);
+				cm.hist_k = 0;
+			}
+			cm.nbuckets = hist_buckets(cm.hist_k);
+			cm.value_size = cm.nbuckets * 8;
+			break;
+		case LANG_K_LHIST:
+			cm.type = BPF_MAP_TYPE_PERCPU_HASH;
+			if (agg && agg->n == 4) {
+				cm.lmin = lit_int(cg, agg->list[1]);
+				cm.lmax = lit_int(cg, agg->list[2]);
+				cm.lstep = lit_int(cg, agg->list[3]);
+			}
+			if (cm.lstep <= 0 || cm.lmax <= cm.lmin || (cm.lmax - cm.lmin) / cm.lstep > 1000) {
+				lang_errorf(prog, agg ? agg->pos : m->pos,
+					    "lhist(): min < max and 0 < step, with at most 1000 buckets");
+				cm.lstep = 1, cm.lmin = 0, cm.lmax = 1;
+			}
+			cm.nbuckets = (uint32_t)((cm.lmax - cm.lmin) / cm.lstep + 2);
+			cm.value_size = cm.nbuckets * 8;
+			break;
+		default:
+			cm.type = BPF_MAP_TYPE_HASH;
+		}
+		cm.key_size = cm.key_size ? cm.key_size : 8;
+		if (add_map(cg, &cm) < 0) {
+			lang_cg_free(cg);
+			return NULL;
+		}
+	}
+	{
+		size_t nuser = 0;
+
+		for (size_t i = 0; i < cg->nmaps; i++)
+			nuser += cg->maps[i].role == LANG_CGM_USER;
+		cg->maps[cg->full].max_entries = nuser ? (uint32_t)cg->nmaps : 1;
+	}
+	if (prog->nerrors > errs) {
+		lang_cg_free(cg);
+		return NULL;
+	}
+	return cg;
+}
+
+void lang_cg_free(struct lang_cg *cg)
+{
+	if (!cg)
+		return;
+	for (size_t i = 0; i < cg->nprogs; i++)
+		insn_free(&cg->progs[i].code);
+	for (size_t i = 0; i < cg->nsites; i++)
+		free(cg->sites[i].args);
+	free(cg->progs);
+	free(cg->sites);
+	free(cg->maps);
+	free(cg);
+}
+
+/* reg = the map (its index until lang_cg_patch_fds()) */
+static void ld_map(struct gen *g, int reg, int map)
+{
+	insn_ld_map(g->b, reg, map);
+}
+
+/* ---- variables ------------------------------------------------------ */
+
+static struct cg_var *var_find(struct gen *g, const char *name)
+{
+	for (struct cg_var *v = g->vars; v; v = v->next)
+		if (!strcmp(v->name, name))
+			return v;
+	return NULL;
+}
+
+static struct cg_var *var_new(struct gen *g, const struct lang_node *n, const struct lang_type *t,
+			      bool is_signed)
+{
+	struct cg_var *v = calloc(1, sizeof(*v));
+
+	if (!v) {
+		gerr(g, n->pos, "out of memory");
+		return NULL;
+	}
+	v->name = n->name;
+	v->depth = g->scope;
+	v->type = *t;
+	v->is_signed = is_signed;
+	if (is_int(t->kind) && g->nstack_vars < NSTACK_VARS) {
+		v->on_stack = true;
+		v->off = FP_VAR0 - 8 * g->nstack_vars++;
+	} else {
+		uint32_t size = lang_cg_size(g->cg, t);
+
+		v->off = (int32_t)g->var_size;
+		g->var_size += (size + 7) & ~7u;
+		if (g->var_size + g->tmp_max > LANG_CG_SCRATCH_MAX)
+			gerr(g, n->pos, "the variables need more than %u bytes of scratch memory",
+			     LANG_CG_SCRATCH_MAX);
+	}
+	v->next = g->vars;
+	g->vars = v;
+	return v;
+}
+
+static void scope_enter(struct gen *g)
+{
+	g->scope++;
+}
+
+static void scope_leave(struct gen *g)
+{
+	g->scope--;
+	while (g->vars && g->vars->depth > g->scope) {
+		struct cg_var *v = g->vars;
+
+		g->vars = v->next;
+		free(v);
+	}
+}
+
+/* reg = the variable's address (non-integers, or integers in scratch) */
+static void var_addr(struct gen *g, const struct cg_var *v, int reg)
+{
+	E(I_LDX(BPF_DW, reg, BPF_REG_10, FP_VARS));
+	if (v->off)
+		E(I_ALU64_IMM(BPF_ADD, reg, v->off));
+}
+
+/* ---- signedness ------------------------------------------------------ */
+
+static bool is_signed_expr(struct gen *g, const struct lang_node *n);
+
+static bool cast_signed(const char *name)
+{
+	return strncmp(name, "uint", 4) != 0;
+}
+
+static bool is_signed_expr(struct gen *g, const struct lang_node *n)
+{
+	switch (n->kind) {
+	case LANG_N_INT:
+		return n->num <= INT64_MAX;
+	case LANG_N_VAR: {
+		struct cg_var *v = var_find(g, n->name);
+		return v ? v->is_signed : true;
+	}
+	case LANG_N_MAP:
+		return n->type.kind != LANG_K_COUNT;
+	case LANG_N_BUILTIN:
+		return !strcmp(n->name, "retval");
+	case LANG_N_FIELD: {
+		struct lang_field_access acc;
+
+		if (g->pt && g->pt->field && !g->pt->field(g->pt->ctx, n->name, 0, &acc))
+			return acc.is_signed;
+		return false;
+	}
+	case LANG_N_CAST:
+		return cast_signed(n->name);
+	case LANG_N_UNARY:
+		return n->op == LANG_TOK_MINUS || n->op == LANG_TOK_NOT ? true :
+		       is_signed_expr(g, n->a);
+	case LANG_N_BINARY:
+		switch (n->op) {
+		case LANG_TOK_EQ: case LANG_TOK_NE: case LANG_TOK_LT: case LANG_TOK_LE:
+		case LANG_TOK_GT: case LANG_TOK_GE: case LANG_TOK_LAND: case LANG_TOK_LOR:
+			return true;
+		case LANG_TOK_SHL: case LANG_TOK_SHR:
+			return is_signed_expr(g, n->a);
+		default:
+			return is_signed_expr(g, n->a) && is_signed_expr(g, n->b);
+		}
+	case LANG_N_TERNARY:
+		return is_signed_expr(g, n->b) && is_signed_expr(g, n->c);
+	case LANG_N_CALL:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* ---- expressions ---------------------------------------------------- */
+
+static void gen_expr(struct gen *g, const struct lang_node *n);
+static void gen_stmt(struct gen *g, const struct lang_node *n);
+
+static void push_const(struct gen *g, struct lang_pos pos, uint64_t v)
+{
+	int d = vpush(g, pos);
+
+	if (d < NREGS) {
+		insn_mov64(g->b, BPF_REG_6 + d, v);
+		return;
+	}
+	insn_mov64(g->b, BPF_REG_0, v);
+	vset(g, d, BPF_REG_0);
+}
+
+/* A string literal into a new temporary (truncated to max_strlen). */
+static void push_str(struct gen *g, struct lang_pos pos, const char *s, size_t len)
+{
+	uint32_t size = g->cg->strlen;
+
+	if (len > g->cg->o.max_strlen - 1)
+		len = g->cg->o.max_strlen - 1;
+	push_tmp(g, size, pos, true);
+	/* r1 is the buffer */
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w = 0;
+
+		memcpy(&w, s + i, len - i < 8 ? len - i : 8);
+		if (!w)
+			continue;
+		insn_mov64(g->b, BPF_REG_2, w);
+		E(I_STX(BPF_DW, BPF_REG_1, BPF_REG_2, (int16_t)i));
+	}
+}
+
+/* Calls a helper with no arguments and pushes r0. */
+static void push_call0(struct gen *g, struct lang_pos pos, int helper)
+{
+	int d;
+
+	E(I_CALL(helper));
+	d = vpush(g, pos);
+	vset(g, d, BPF_REG_0);
+}
+
+/* Pushes the value an access describes (lang/provider.h). */
+static void gen_access(struct gen *g, const struct lang_field_access *acc, struct lang_pos pos,
+		       const char *what)
+{
+	int sz, d;
+
+	switch (acc->kind) {
+	case LANG_ACC_INT:
+	case LANG_ACC_PTR:
+	case LANG_ACC_STR_PTR:
+		sz = acc->base == LANG_BASE_REGS || acc->size == 8 ? BPF_DW : acc->size == 4 ? BPF_W :
+		     acc->size == 2 ? BPF_H : BPF_B;
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
+		E(I_LDX(sz, BPF_REG_0, BPF_REG_1, (int16_t)acc->offset));
+		if (acc->kind == LANG_ACC_INT && acc->is_signed && sz != BPF_DW)
+			E(I_MOVSX64(BPF_REG_0, BPF_REG_0, (int16_t)(acc->size * 8)));
+		d = vpush(g, pos);
+		vset(g, d, BPF_REG_0);
+		return;
+	case LANG_ACC_STR_ARRAY: {
+		uint32_t len = acc->size < g->cg->o.max_strlen - 1 ? acc->size : g->cg->o.max_strlen - 1;
+
+		push_tmp(g, g->cg->strlen, pos, true);
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)len));
+		E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, FP_CTX));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)acc->offset));
+		E(I_CALL(BPF_FUNC_probe_read_kernel));
+		return;
+	}
+	case LANG_ACC_STR_DATALOC: {
+		int ok1 = insn_label(g->b), ok2 = insn_label(g->b);
+
+		push_tmp(g, g->cg->strlen, pos, true);
+		E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, FP_CTX));
+		E(I_LDX(BPF_W, BPF_REG_2, BPF_REG_3, (int16_t)acc->offset));
+		E(I_MOV64_REG(BPF_REG_4, BPF_REG_2));
+		E(I_ALU64_IMM(BPF_AND, BPF_REG_4, 0xffff));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_4));
+		E(I_ALU64_IMM(BPF_RSH, BPF_REG_2, 16));
+		insn_jmp_imm(g->b, BPF_JGE, BPF_REG_2, 1, ok1);
+		E(I_MOV64_IMM(BPF_REG_2, 1));
+		insn_bind(g->b, ok1);
+		insn_jmp_imm(g->b, BPF_JLE, BPF_REG_2, (int32_t)g->cg->o.max_strlen, ok2);
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)g->cg->o.max_strlen));
+		insn_bind(g->b, ok2);
+		E(I_CALL(BPF_FUNC_probe_read_kernel_str));
+		return;
+	}
+	default:
+		gerr(g, pos, "%s is not a value (an array or a struct): index it or name a field", what);
+		push_const(g, pos, 0);
+	}
+}
+
+static void gen_builtin(struct gen *g, const struct lang_node *n)
+{
+	const char *name = n->name;
+	int d;
+
+	if (!strcmp(name, "pid") || !strcmp(name, "tid")) {
+		E(I_CALL(BPF_FUNC_get_current_pid_tgid));
+		if (name[0] == 'p')
+			E(I_ALU64_IMM(BPF_RSH, BPF_REG_0, 32));
+		else
+			E(I_MOV32_REG(BPF_REG_0, BPF_REG_0));
+		d = vpush(g, n->pos);
+		vset(g, d, BPF_REG_0);
+	} else if (!strcmp(name, "uid") || !strcmp(name, "gid")) {
+		E(I_CALL(BPF_FUNC_get_current_uid_gid));
+		if (name[0] == 'g')
+			E(I_ALU64_IMM(BPF_RSH, BPF_REG_0, 32));
+		else
+			E(I_MOV32_REG(BPF_REG_0, BPF_REG_0));
+		d = vpush(g, n->pos);
+		vset(g, d, BPF_REG_0);
+	} else if (!strcmp(name, "nsecs")) {
+		push_call0(g, n->pos, BPF_FUNC_ktime_get_ns);
+	} else if (!strcmp(name, "elapsed")) {
+		E(I_CALL(BPF_FUNC_ktime_get_ns));
+		insn_mov64(g->b, BPF_REG_1, g->cg->o.start_ns);
+		E(I_ALU64_REG(BPF_SUB, BPF_REG_0, BPF_REG_1));
+		d = vpush(g, n->pos);
+		vset(g, d, BPF_REG_0);
+	} else if (!strcmp(name, "cpu")) {
+		push_call0(g, n->pos, BPF_FUNC_get_smp_processor_id);
+	} else if (!strcmp(name, "numaid")) {
+		push_call0(g, n->pos, BPF_FUNC_get_numa_node_id);
+	} else if (!strcmp(name, "rand")) {
+		push_call0(g, n->pos, BPF_FUNC_get_prandom_u32);
+	} else if (!strcmp(name, "jiffies")) {
+		push_call0(g, n->pos, BPF_FUNC_jiffies64);
+	} else if (!strcmp(name, "cgroup")) {
+		push_call0(g, n->pos, BPF_FUNC_get_current_cgroup_id);
+	} else if (!strcmp(name, "curtask")) {
+		push_call0(g, n->pos, BPF_FUNC_get_current_task);
+	} else if (!strcmp(name, "ncpus")) {
+		push_const(g, n->pos, g->cg->o.ncpus);
+	} else if (!strcmp(name, "cpid")) {
+		push_const(g, n->pos, g->cg->o.cpid);
+	} else if (!strcmp(name, "comm")) {
+		push_tmp(g, g->cg->strlen, n->pos, true);
+		/* r1 = the buffer */
+		E(I_MOV64_IMM(BPF_REG_2, 16));
+		E(I_CALL(BPF_FUNC_get_current_comm));
+	} else if (!strcmp(name, "probe")) {
+		const char *s = g->pt && g->pt->name ? g->pt->name : "";
+
+		if (strlen(s) < g->cg->o.max_strlen) {
+			push_str(g, n->pos, s, strlen(s));
+		} else {
+			/* longer than a string: "\1P" and the program's index,
+			 * which the runtime names in full (one program per point) */
+			char tag[8] = { 1, 'P' };
+
+			memcpy(tag + 2, &g->pidx, 4);
+			push_str(g, n->pos, tag, 6);
+		}
+	} else if (!strcmp(name, "func")) {
+		const char *s = g->pt ? (g->pt->func ? g->pt->func : g->pt->name) : "";
+		push_str(g, n->pos, s ? s : "", s ? strlen(s) : 0);
+	} else if (!strcmp(name, "kstack") || !strcmp(name, "ustack")) {
+		goto stack;
+	} else if (!strcmp(name, "retval") || !strncmp(name, "arg", 3)) {
+		struct lang_field_access acc;
+		unsigned idx = name[0] == 'a' ? (unsigned)atoi(name + 3) : 0;
+		int e = -ENOENT;
+
+		if (g->pt && g->pt->field)
+			e = g->pt->field(g->pt->ctx, name[0] == 'r' ? "retval" : NULL, idx, &acc);
+		if (e) {
+			gerr(g, n->pos, "%s: this probe has no %s", g->pt && g->pt->name ? g->pt->name : "?",
+			     name);
+			push_const(g, n->pos, 0);
+			return;
+		}
+		gen_access(g, &acc, n->pos, name);
+	} else {
+		gerr(g, n->pos, "%s is not supported by the code generator yet", name);
+		push_const(g, n->pos, 0);
+	}
+	return;
+stack: {
+		/* struct lang_rec_stack */
+		bool user = name[0] == 'u';
+		int mode = 0, depth = 0;
+
+		for (size_t i = 0; i < n->n; i++) {
+			const struct lang_node *a = n->list[i];
+
+			if (a->kind == LANG_N_IDENT)
+				mode = !strcmp(a->name, "perf") ? 1 : !strcmp(a->name, "raw") ? 2 : 0;
+			else
+				depth = (int)lit_int(g->cg, a);
+		}
+		if (g->cg->stacks < 0) {
+			g->cg->stacks = add_map(g->cg, &(struct lang_cg_map){ .role = LANG_CGM_STACKS,
+				.type = BPF_MAP_TYPE_STACK_TRACE, .key_size = 4,
+				.value_size = 127 * 8, .max_entries = 4096, .name = "stacks" });
+			if (g->cg->stacks < 0) {
+				gerr(g, n->pos, "out of memory");
+				return;
+			}
+		}
+		push_tmp(g, sizeof(struct lang_rec_stack), n->pos, false);
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
+		ld_map(g, BPF_REG_2, g->cg->stacks);
+		E(I_MOV64_IMM(BPF_REG_3, user ? BPF_F_USER_STACK : 0));
+		E(I_CALL(BPF_FUNC_get_stackid));
+		E(I_MOVSX64(BPF_REG_0, BPF_REG_0, 32));
+		d = vreg(g, vtop(g), BPF_REG_1);
+		E(I_STX(BPF_DW, d, BPF_REG_0, 0));
+		E(I_CALL(BPF_FUNC_get_current_pid_tgid));
+		E(I_ALU64_IMM(BPF_RSH, BPF_REG_0, 32));
+		d = vreg(g, vtop(g), BPF_REG_1);
+		E(I_STX(BPF_W, d, BPF_REG_0, 8));
+		E(I_ST(BPF_B, d, 12, user));
+		E(I_ST(BPF_B, d, 13, mode));
+		E(I_ST(BPF_H, d, 14, depth));
+	}
+}
+
+/* r2 = pointer to the key of map reference n (built in a temporary) */
+static void gen_key(struct gen *g, const struct lang_node *n, const struct lang_cg_map *m)
+{
+	uint32_t off = tmp_alloc(g, m->key_size, n->pos), at = 0;
+
+	tmp_ptr(g, BPF_REG_1, off);
+	emit_zero(g, BPF_REG_1, 0, m->key_size);
+	for (size_t i = 0; i < n->n; i++) {
+		const struct lang_node *k = n->list[i];
+		uint32_t size = lang_cg_size(g->cg, &k->type);
+		int r;
+
+		if (k->kind == LANG_N_BUILTIN && !strcmp(k->name, "comm")) {
+			/* straight into the zeroed key */
+			tmp_ptr(g, BPF_REG_1, off + at);
+			E(I_MOV64_IMM(BPF_REG_2, 16));
+			E(I_CALL(BPF_FUNC_get_current_comm));
+			at += size;
+			continue;
+		}
+		gen_expr(g, k);
+		tmp_ptr(g, BPF_REG_1, off);
+		r = vreg(g, vtop(g), BPF_REG_2);
+		if (is_int(k->type.kind))
+			E(I_STX(BPF_DW, BPF_REG_1, r, (int16_t)at));
+		else
+			emit_copy(g, BPF_REG_1, (int32_t)at, r, 0, size);
+		vpop(g);
+		at += size;
+	}
+	tmp_ptr(g, BPF_REG_2, off);
+}
+
+/* A map lookup of n's key: r0 = the value or NULL.  Returns the map. */
+static const struct lang_cg_map *gen_lookup(struct gen *g, const struct lang_node *n)
+{
+	int mi = map_index(g, n->name);
+
+	if (mi < 0) {
+		gerr(g, n->pos, "%s: no such map", n->name);
+		return NULL;
+	}
+	gen_key(g, n, &g->cg->maps[mi]);
+	ld_map(g, BPF_REG_1, mi);
+	E(I_CALL(BPF_FUNC_map_lookup_elem));
+	return &g->cg->maps[mi];
+}
+
+/* @m[k] as a value: an integer, or a copy of its bytes. */
+static void gen_map_read(struct gen *g, const struct lang_node *n)
+{
+	const struct lang_cg_map *m;
+	int d, none = insn_label(g->b), done = insn_label(g->b);
+
+	if (is_int(n->type.kind)) {
+		m = gen_lookup(g, n);
+		if (!m)
+			return;
+		d = vpush(g, n->pos);
+		E(I_MOV64_IMM(BPF_REG_1, 0));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, none);
+		if (n->type.kind == LANG_K_AVG) {
+			int zero = insn_label(g->b);
+
+			E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_0, 0));
+			insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_2, 0, zero);
+			E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 8));
+			E(I_SDIV_REG(BPF_DIV, BPF_REG_1, BPF_REG_2));
+			insn_bind(g->b, zero);
+		} else {
+			E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+		}
+		insn_bind(g->b, none);
+		vset(g, d, BPF_REG_1);
+		insn_bind(g->b, done);
+		return;
+	}
+	{
+		uint32_t size = lang_cg_size(g->cg, &n->type);
+		uint32_t off = tmp_alloc(g, size, n->pos);
+
+		m = gen_lookup(g, n);
+		if (!m)
+			return;
+		E(I_MOV64_REG(BPF_REG_3, BPF_REG_0));
+		tmp_ptr(g, BPF_REG_1, off);
+		d = vpush(g, n->pos);
+		vset(g, d, BPF_REG_1);
+		emit_zero(g, BPF_REG_1, 0, size > 256 ? 0 : size);
+		if (size > 256) {
+			/* probe_read zeroes on failure: copy from the value or 0 */
+			E(I_MOV64_IMM(BPF_REG_2, (int32_t)size));
+			E(I_CALL(BPF_FUNC_probe_read_kernel));
+		} else {
+			insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_3, 0, none);
+			emit_copy(g, BPF_REG_1, 0, BPF_REG_3, 0, size);
+			insn_bind(g->b, none);
+		}
+		insn_bind(g->b, done);
+	}
+}
+
+/* Compares two strings (pointers at the top two entries): pushes 1 when
+ * they are equal (or differ, for !=). */
+static void gen_str_eq(struct gen *g, const struct lang_node *n)
+{
+	int ne = insn_label(g->b), done = insn_label(g->b);
+	int a, b, d;
+	bool want_eq = n->op == LANG_TOK_EQ;
+
+	b = vreg(g, vtop(g), BPF_REG_2);
+	if (b != BPF_REG_2)
+		E(I_MOV64_REG(BPF_REG_2, b));
+	vpop(g);
+	a = vreg(g, vtop(g), BPF_REG_1);
+	if (a != BPF_REG_1)
+		E(I_MOV64_REG(BPF_REG_1, a));
+	for (uint32_t i = 0; i < g->cg->strlen; i += 8) {
+		E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_1, (int16_t)i));
+		E(I_LDX(BPF_DW, BPF_REG_4, BPF_REG_2, (int16_t)i));
+		insn_jmp_reg(g->b, BPF_JNE, BPF_REG_3, BPF_REG_4, ne);
+	}
+	E(I_MOV64_IMM(BPF_REG_0, want_eq));
+	insn_ja(g->b, done);
+	insn_bind(g->b, ne);
+	E(I_MOV64_IMM(BPF_REG_0, !want_eq));
+	insn_bind(g->b, done);
+	d = vtop(g);
+	vset(g, d, BPF_REG_0);
+}
+
+/* The integer operation op on the top two entries, into the lower one. */
+static void gen_arith(struct gen *g, int op, bool sgn, struct lang_pos pos)
+{
+	int rb, ra, d;
+	int code;
+
+	rb = vreg(g, vtop(g), BPF_REG_2);
+	if (rb != BPF_REG_2)
+		E(I_MOV64_REG(BPF_REG_2, rb));
+	vpop(g);
+	d = vtop(g);
+	ra = vreg(g, d, BPF_REG_1);
+	switch (op) {
+	case LANG_TOK_PLUS: case LANG_TOK_ADD_ASSIGN: code = BPF_ADD; break;
+	case LANG_TOK_MINUS: case LANG_TOK_SUB_ASSIGN: case LANG_TOK_DEC: code = BPF_SUB; break;
+	case LANG_TOK_STAR: case LANG_TOK_MUL_ASSIGN: code = BPF_MUL; break;
+	case LANG_TOK_SLASH: case LANG_TOK_DIV_ASSIGN: code = BPF_DIV; break;
+	case LANG_TOK_PERCENT: case LANG_TOK_MOD_ASSIGN: code = BPF_MOD; break;
+	case LANG_TOK_AMP: case LANG_TOK_AND_ASSIGN: code = BPF_AND; break;
+	case LANG_TOK_PIPE: case LANG_TOK_OR_ASSIGN: code = BPF_OR; break;
+	case LANG_TOK_CARET: case LANG_TOK_XOR_ASSIGN: code = BPF_XOR; break;
+	case LANG_TOK_SHL: case LANG_TOK_SHL_ASSIGN: code = BPF_LSH; break;
+	case LANG_TOK_SHR: case LANG_TOK_SHR_ASSIGN: code = sgn ? BPF_ARSH : BPF_RSH; break;
+	case LANG_TOK_INC: code = BPF_ADD; break;
+	default:
+		gerr(g, pos, "operator '%s' is not supported", lang_tok_name(op));
+		return;
+	}
+	if (code == BPF_DIV || code == BPF_MOD) {
+		/* x / 0 and x % 0 are 0, as in bpftrace */
+		int nz = insn_label(g->b), done = insn_label(g->b);
+
+		insn_jmp_imm(g->b, BPF_JNE, BPF_REG_2, 0, nz);
+		E(I_MOV64_IMM(ra, 0));
+		insn_ja(g->b, done);
+		insn_bind(g->b, nz);
+		if (sgn)
+			E(I_SDIV_REG(code, ra, BPF_REG_2));
+		else
+			E(I_ALU64_REG(code, ra, BPF_REG_2));
+		insn_bind(g->b, done);
+	} else {
+		E(I_ALU64_REG(code, ra, BPF_REG_2));
+	}
+	if (ra != BPF_REG_6 + d)
+		vset(g, d, ra);
+}
+
+static int jcc(int op, bool sgn)
+{
+	switch (op) {
+	case LANG_TOK_EQ: return BPF_JEQ;
+	case LANG_TOK_NE: return BPF_JNE;
+	case LANG_TOK_LT: return sgn ? BPF_JSLT : BPF_JLT;
+	case LANG_TOK_LE: return sgn ? BPF_JSLE : BPF_JLE;
+	case LANG_TOK_GT: return sgn ? BPF_JSGT : BPF_JGT;
+	default: return sgn ? BPF_JSGE : BPF_JGE;
+	}
+}
+
+static void gen_binary(struct gen *g, const struct lang_node *n)
+{
+	int op = n->op, d;
+
+	if (op == LANG_TOK_LAND || op == LANG_TOK_LOR) {
+		int shortcut = insn_label(g->b), done = insn_label(g->b);
+		int r;
+
+		gen_expr(g, n->a);
+		d = vtop(g);
+		r = vreg(g, d, BPF_REG_1);
+		insn_jmp_imm(g->b, op == LANG_TOK_LAND ? BPF_JEQ : BPF_JNE, r, 0, shortcut);
+		vpop(g);
+		gen_expr(g, n->b);
+		r = vreg(g, d, BPF_REG_1);
+		insn_jmp_imm(g->b, op == LANG_TOK_LAND ? BPF_JEQ : BPF_JNE, r, 0, shortcut);
+		E(I_MOV64_IMM(BPF_REG_0, op == LANG_TOK_LAND));
+		insn_ja(g->b, done);
+		insn_bind(g->b, shortcut);
+		E(I_MOV64_IMM(BPF_REG_0, op != LANG_TOK_LAND));
+		insn_bind(g->b, done);
+		vset(g, d, BPF_REG_0);
+		return;
+	}
+	gen_expr(g, n->a);
+	gen_expr(g, n->b);
+	if ((op == LANG_TOK_EQ || op == LANG_TOK_NE) && n->a->type.kind == LANG_K_STR) {
+		gen_str_eq(g, n);
+		return;
+	}
+	switch (op) {
+	case LANG_TOK_EQ: case LANG_TOK_NE: case LANG_TOK_LT: case LANG_TOK_LE:
+	case LANG_TOK_GT: case LANG_TOK_GE: {
+		bool sgn = is_signed_expr(g, n->a) && is_signed_expr(g, n->b);
+		int yes = insn_label(g->b), ra, rb;
+
+		rb = vreg(g, vtop(g), BPF_REG_2);
+		vpop(g);
+		d = vtop(g);
+		ra = vreg(g, d, BPF_REG_1);
+		E(I_MOV64_IMM(BPF_REG_0, 1));
+		insn_jmp_reg(g->b, jcc(op, sgn), ra, rb, yes);
+		E(I_MOV64_IMM(BPF_REG_0, 0));
+		insn_bind(g->b, yes);
+		vset(g, d, BPF_REG_0);
+		return;
+	}
+	default:
+		gen_arith(g, op, is_signed_expr(g, n), n->pos);
+	}
+}
+
+static void gen_unary(struct gen *g, const struct lang_node *n)
+{
+	int d, r;
+
+	if (n->op == LANG_TOK_STAR || n->op == LANG_TOK_AMP) {
+		gerr(g, n->pos, "pointers ('%s') are not supported by the code generator yet",
+		     lang_tok_name(n->op));
+		push_const(g, n->pos, 0);
+		return;
+	}
+	gen_expr(g, n->a);
+	d = vtop(g);
+	r = vreg(g, d, BPF_REG_1);
+	switch (n->op) {
+	case LANG_TOK_MINUS:
+		E(I_NEG64(r));
+		break;
+	case LANG_TOK_TILDE:
+		E(I_ALU64_IMM(BPF_XOR, r, -1));
+		break;
+	case LANG_TOK_NOT: {
+		int z = insn_label(g->b);
+
+		E(I_MOV64_IMM(BPF_REG_0, 1));
+		insn_jmp_imm(g->b, BPF_JEQ, r, 0, z);
+		E(I_MOV64_IMM(BPF_REG_0, 0));
+		insn_bind(g->b, z);
+		r = BPF_REG_0;
+		break;
+	}
+	default:
+		break;
+	}
+	vset(g, d, r);
+}
+
+static void gen_cast(struct gen *g, const struct lang_node *n)
+{
+	int d, r;
+	const char *t = n->name;
+
+	gen_expr(g, n->a);
+	d = vtop(g);
+	r = vreg(g, d, BPF_REG_1);
+	if (!strcmp(t, "uint8") || !strcmp(t, "u8"))
+		E(I_ALU64_IMM(BPF_AND, r, 0xff));
+	else if (!strcmp(t, "uint16") || !strcmp(t, "u16"))
+		E(I_ALU64_IMM(BPF_AND, r, 0xffff));
+	else if (!strcmp(t, "uint32") || !strcmp(t, "u32"))
+		E(I_MOV32_REG(r, r));
+	else if (!strcmp(t, "int8") || !strcmp(t, "s8"))
+		E(I_MOVSX64(r, r, 8));
+	else if (!strcmp(t, "int16") || !strcmp(t, "s16"))
+		E(I_MOVSX64(r, r, 16));
+	else if (!strcmp(t, "int32") || !strcmp(t, "s32"))
+		E(I_MOVSX64(r, r, 32));
+	else if (strcmp(t, "int64") && strcmp(t, "uint64") && strcmp(t, "s64") && strcmp(t, "u64"))
+		gerr(g, n->pos, "cast to '%s' is not supported by the code generator yet", t);
+	vset(g, d, r);
+}
+
+/* args.FIELD */
+static void gen_field(struct gen *g, const struct lang_node *n)
+{
+	struct lang_field_access acc;
+	int d, e = -ENOENT;
+
+	if (n->a->kind == LANG_N_BUILTIN && !strcmp(n->a->name, "args")) {
+		if (g->pt && g->pt->field)
+			e = g->pt->field(g->pt->ctx, n->name, 0, &acc);
+		if (e) {
+			gerr(g, n->pos, "%s has no argument '%s'",
+			     g->pt && g->pt->name ? g->pt->name : "this probe", n->name);
+			push_const(g, n->pos, 0);
+			return;
+		}
+		gen_access(g, &acc, n->pos, n->name);
+		return;
+	}
+	if (n->a->type.kind == LANG_K_TUPLE && n->op == LANG_TOK_DOT) {
+		/* tuple.N: the element's bytes (or value) */
+		uint32_t at = 0;
+		const struct lang_type *t = &n->a->type;
+		int r;
+
+		gen_expr(g, n->a);
+		for (uint64_t i = 0; i < n->num && i < t->nelems; i++)
+			at += lang_cg_size(g->cg, &t->elems[i]);
+		d = vtop(g);
+		r = vreg(g, d, BPF_REG_1);
+		if (is_int(n->type.kind))
+			E(I_LDX(BPF_DW, r, r, (int16_t)at));
+		else if (at)
+			E(I_ALU64_IMM(BPF_ADD, r, (int32_t)at));
+		vset(g, d, r);
+		return;
+	}
+	gerr(g, n->pos, "field '%s' is not supported by the code generator yet", n->name);
+	push_const(g, n->pos, 0);
+}
+
+/* A record (header + args) built in a temporary: returns its offset;
+ * the caller writes args at site->args[i].off. */
+static int new_site(struct gen *g, const struct lang_cg_site *s)
+{
+	int i = add_site(g->cg, s);
+
+	if (i < 0)
+		gerr(g, s->pos, "out of memory");
+	return i;
+}
+
+static uint32_t rec_begin(struct gen *g, int site, uint32_t size, struct lang_pos pos)
+{
+	uint32_t off = tmp_alloc(g, size, pos);
+
+	tmp_ptr(g, BPF_REG_1, off);
+	E(I_ST(BPF_W, BPF_REG_1, 0, site));
+	E(I_ST(BPF_W, BPF_REG_1, 4, g->pidx));
+	return off;
+}
+
+/* Sends the record at temporary off; a refusal is counted in `lost`. */
+static void rec_send(struct gen *g, uint32_t off, uint32_t size)
+{
+	int ok = insn_label(g->b);
+
+	ld_map(g, BPF_REG_1, g->cg->ringbuf);
+	tmp_ptr(g, BPF_REG_2, off);
+	E(I_MOV64_IMM(BPF_REG_3, (int32_t)size));
+	E(I_MOV64_IMM(BPF_REG_4, 0));
+	E(I_CALL(BPF_FUNC_ringbuf_output));
+	insn_jmp_imm(g->b, BPF_JSGE, BPF_REG_0, 0, ok);
+	/* lost[prog]++ : the key in the record's header (its prog field) */
+	ld_map(g, BPF_REG_1, g->cg->lost);
+	tmp_ptr(g, BPF_REG_2, off + 4);
+	E(I_CALL(BPF_FUNC_map_lookup_elem));
+	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, ok);
+	E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+	E(I_STX(BPF_DW, BPF_REG_0, BPF_REG_1, 0));
+	insn_bind(g->b, ok);
+}
+
+/* Evaluates args[first..] into a record for a new site of kind. */
+static void gen_record(struct gen *g, const struct lang_node *call, enum lang_cg_site_kind kind,
+		       size_t first, const char *fmt, size_t fmtlen, int map, uint32_t top,
+		       uint32_t div)
+{
+	struct lang_cg_site s = { .kind = kind, .pos = call->pos, .fmt = fmt, .fmtlen = fmtlen,
+				  .map = map, .top = top, .div = div };
+	size_t nargs = call->n > first ? call->n - first : 0;
+	uint32_t size = sizeof(struct lang_rec_hdr), off;
+	int site;
+
+	s.args = calloc(nargs + 1, sizeof(*s.args));
+	if (!s.args) {
+		gerr(g, call->pos, "out of memory");
+		return;
+	}
+	s.nargs = nargs;
+	for (size_t i = 0; i < nargs; i++) {
+		s.args[i].type = call->list[first + i]->type;
+		s.args[i].off = size;
+		s.args[i].site = -1;
+		size += lang_cg_size(g->cg, &s.args[i].type);
+	}
+	s.size = size;
+	site = new_site(g, &s);
+	if (site < 0) {
+		free(s.args);
+		return;
+	}
+	off = rec_begin(g, site, size, call->pos);
+	for (size_t i = 0; i < nargs; i++) {
+		const struct lang_node *a = call->list[first + i];
+		const struct lang_cg_arg *ar = &g->cg->sites[site].args[i];
+		int r;
+
+		if (a->type.kind == LANG_K_TIMESTAMP && a->kind == LANG_N_CALL)
+			g->cg->sites[site].args[i].site = (int)g->cg->nsites;	/* the next site */
+		if (a->kind == LANG_N_CALL &&
+		    (!strcmp(a->name, "strerror") || !strcmp(a->name, "syscall_name"))) {
+			/* the number, named by the runtime */
+			g->cg->sites[site].args[i].render = a->name[1] == 't' ?
+				LANG_CG_RENDER_STRERROR : LANG_CG_RENDER_SYSCALL;
+			gen_expr(g, a->list[0]);
+			tmp_ptr(g, BPF_REG_1, off);
+			r = vreg(g, vtop(g), BPF_REG_2);
+			E(I_STX(BPF_DW, BPF_REG_1, r, (int16_t)ar->off));
+			vpop(g);
+			continue;
+		}
+		gen_expr(g, a);
+		tmp_ptr(g, BPF_REG_1, off);
+		r = vreg(g, vtop(g), BPF_REG_2);
+		if (is_int(a->type.kind))
+			E(I_STX(BPF_DW, BPF_REG_1, r, (int16_t)ar->off));
+		else
+			emit_copy(g, BPF_REG_1, (int32_t)ar->off, r, 0,
+				  lang_cg_size(g->cg, &a->type));
+		vpop(g);
+	}
+	rec_send(g, off, size);
+}
+
+/* str(p[, n]) */
+static void gen_str(struct gen *g, const struct lang_node *n)
+{
+	const struct lang_node *a = n->list[0];
+	int d, ok = insn_label(g->b), r;
+	uint32_t off;
+	bool user = true;
+
+	if (a->type.kind == LANG_K_STR) {
+		/* a string already: str(s, n) keeps its first n - 1 bytes */
+		int64_t keep;
+
+		gen_expr(g, a);
+		if (n->n < 2)
+			return;
+		if (n->list[1]->kind != LANG_N_INT && n->list[1]->kind != LANG_N_PARAM) {
+			gerr(g, n->list[1]->pos, "str() of a string takes a literal length");
+			return;
+		}
+		keep = lit_int(g->cg, n->list[1]);
+		if (keep < 0)
+			keep = 0;
+		if ((uint64_t)keep >= g->cg->o.max_strlen)
+			return;
+		off = tmp_alloc(g, g->cg->strlen, n->pos);
+		tmp_ptr(g, BPF_REG_1, off);
+		r = vreg(g, vtop(g), BPF_REG_2);
+		emit_copy(g, BPF_REG_1, 0, r, 0, g->cg->strlen);
+		for (uint32_t i = (uint32_t)keep; i < g->cg->strlen; i++)
+			E(I_ST(BPF_B, BPF_REG_1, (int16_t)i, 0));
+		vset(g, vtop(g), BPF_REG_1);
+		return;
+	}
+	if (a->kind == LANG_N_FIELD && g->pt && g->pt->field) {
+		struct lang_field_access acc;
+
+		if (!g->pt->field(g->pt->ctx, a->name, 0, &acc))
+			user = acc.user;
+	}
+	gen_expr(g, a);			/* the pointer */
+	if (n->n > 1)
+		gen_expr(g, n->list[1]);
+	else
+		push_const(g, n->pos, g->cg->o.max_strlen);
+	off = tmp_alloc(g, g->cg->strlen, n->pos);
+	/* the size with the NUL (str(p, n): n characters), clamped to 1..max_strlen */
+	r = vreg(g, vtop(g), BPF_REG_2);
+	if (r != BPF_REG_2)
+		E(I_MOV64_REG(BPF_REG_2, r));
+	if (n->n > 1)
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_2, 1));
+	{
+		int small = insn_label(g->b), pos = insn_label(g->b);
+
+		insn_jmp_imm(g->b, BPF_JSGT, BPF_REG_2, 0, pos);
+		E(I_MOV64_IMM(BPF_REG_2, 1));
+		insn_bind(g->b, pos);
+		insn_jmp_imm(g->b, BPF_JLE, BPF_REG_2, (int32_t)g->cg->o.max_strlen, small);
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)g->cg->o.max_strlen));
+		insn_bind(g->b, small);
+	}
+	vset(g, vtop(g), BPF_REG_2);
+	tmp_ptr(g, BPF_REG_1, off);
+	emit_zero(g, BPF_REG_1, 0, g->cg->strlen);
+	r = vreg(g, vtop(g), BPF_REG_2);
+	if (r != BPF_REG_2)
+		E(I_MOV64_REG(BPF_REG_2, r));
+	r = vreg(g, vtop(g) - 1, BPF_REG_3);
+	if (r != BPF_REG_3)
+		E(I_MOV64_REG(BPF_REG_3, r));
+	E(I_CALL(user ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str));
+	if (user) {
+		/* not a user address: the kernel's */
+		insn_jmp_imm(g->b, BPF_JSGE, BPF_REG_0, 0, ok);
+		tmp_ptr(g, BPF_REG_1, off);
+		r = vreg(g, vtop(g), BPF_REG_2);
+		if (r != BPF_REG_2)
+			E(I_MOV64_REG(BPF_REG_2, r));
+		r = vreg(g, vtop(g) - 1, BPF_REG_3);
+		if (r != BPF_REG_3)
+			E(I_MOV64_REG(BPF_REG_3, r));
+		E(I_CALL(BPF_FUNC_probe_read_kernel_str));
+	}
+	insn_bind(g->b, ok);
+	vpop(g);
+	d = vtop(g);
+	tmp_ptr(g, BPF_REG_1, off);
+	vset(g, d, BPF_REG_1);
+}
+
+static unsigned log2_index_emit(struct gen *g, int r, unsigned k);
+
+static void gen_call_value(struct gen *g, const struct lang_node *n)
+{
+	const char *name = n->name;
+	int d, r;
+
+	if (!strcmp(name, "kstack") || !strcmp(name, "ustack")) {
+		gen_builtin(g, n);
+	} else if (!strcmp(name, "str")) {
+		gen_str(g, n);
+	} else if (!strcmp(name, "ksym")) {
+		gen_expr(g, n->list[0]);
+	} else if (!strcmp(name, "usym")) {
+		gen_expr(g, n->list[0]);
+		push_tmp(g, 16, n->pos, false);
+		r = vreg(g, vtop(g) - 1, BPF_REG_2);
+		E(I_STX(BPF_DW, BPF_REG_1, r, 0));
+		E(I_CALL(BPF_FUNC_get_current_pid_tgid));
+		E(I_ALU64_IMM(BPF_RSH, BPF_REG_0, 32));
+		r = vreg(g, vtop(g), BPF_REG_1);
+		E(I_STX(BPF_DW, r, BPF_REG_0, 8));
+		E(I_MOV64_REG(BPF_REG_0, r));
+		vpop(g);
+		vset(g, vtop(g), BPF_REG_0);
+	} else if (!strcmp(name, "strftime")) {
+		const struct lang_node *f = n->list[0];
+		int site = new_site(g, &(struct lang_cg_site){ .kind = LANG_CGS_STRFTIME, .pos = n->pos,
+			.fmt = f->str, .fmtlen = f->len, .map = -1 });
+
+		gen_expr(g, n->list[1]);
+		push_tmp(g, 16, n->pos, false);
+		E(I_ST(BPF_DW, BPF_REG_1, 0, site));
+		r = vreg(g, vtop(g) - 1, BPF_REG_2);
+		E(I_STX(BPF_DW, BPF_REG_1, r, 8));
+		vpop(g);
+		vset(g, vtop(g), BPF_REG_1);
+	} else if (!strcmp(name, "strerror") || !strcmp(name, "syscall_name")) {
+		/* a string the runtime writes: "\1E" or "\1S", the number at 8 */
+		if (g->cg->strlen < 16) {
+			gerr(g, n->pos, "%s() needs max_strlen of at least 9", name);
+			push_const(g, n->pos, 0);
+			return;
+		}
+		gen_expr(g, n->list[0]);
+		push_tmp(g, g->cg->strlen, n->pos, true);
+		E(I_ST(BPF_B, BPF_REG_1, 0, 1));
+		E(I_ST(BPF_B, BPF_REG_1, 1, name[1] == 't' ? 'E' : 'S'));
+		r = vreg(g, vtop(g) - 1, BPF_REG_2);
+		E(I_STX(BPF_DW, BPF_REG_1, r, 8));
+		E(I_MOV64_REG(BPF_REG_0, BPF_REG_1));
+		vpop(g);
+		vset(g, vtop(g), BPF_REG_0);
+	} else if (!strcmp(name, "has_key")) {
+		const struct lang_node *m = n->list[0];
+		struct lang_node ref = *m;
+		int mi = map_index(g, m->name), no = insn_label(g->b);
+
+		ref.list = n->list + 1;
+		ref.n = n->n - 1;
+		if (mi < 0) {
+			gerr(g, n->pos, "%s: no such map", m->name);
+			return;
+		}
+		if ((long)ref.n != g->cg->maps[mi].m->nkeys) {
+			gerr(g, n->pos, "has_key(): %s has %ld keys", m->name, g->cg->maps[mi].m->nkeys);
+			push_const(g, n->pos, 0);
+			return;
+		}
+		gen_key(g, &ref, &g->cg->maps[mi]);
+		ld_map(g, BPF_REG_1, mi);
+		E(I_CALL(BPF_FUNC_map_lookup_elem));
+		d = vpush(g, n->pos);
+		E(I_MOV64_IMM(BPF_REG_1, 0));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, no);
+		E(I_MOV64_IMM(BPF_REG_1, 1));
+		insn_bind(g->b, no);
+		vset(g, d, BPF_REG_1);
+	} else if (!strcmp(name, "buf")) {
+		uint32_t size = 8 + g->cg->strlen;
+		int cap = (int)g->cg->o.max_strlen;
+
+		gen_expr(g, n->list[0]);
+		if (n->n > 1)
+			gen_expr(g, n->list[1]);
+		else
+			push_const(g, n->pos, (uint64_t)cap);
+		r = vreg(g, vtop(g), BPF_REG_2);
+		if (r != BPF_REG_2)
+			E(I_MOV64_REG(BPF_REG_2, r));
+		{
+			int ok1 = insn_label(g->b), ok2 = insn_label(g->b);
+
+			insn_jmp_imm(g->b, BPF_JSGT, BPF_REG_2, 0, ok1);
+			E(I_MOV64_IMM(BPF_REG_2, 0));
+			insn_bind(g->b, ok1);
+			insn_jmp_imm(g->b, BPF_JLE, BPF_REG_2, cap, ok2);
+			E(I_MOV64_IMM(BPF_REG_2, cap));
+			insn_bind(g->b, ok2);
+		}
+		vset(g, vtop(g), BPF_REG_2);
+		push_tmp(g, size, n->pos, true);
+		r = vreg(g, vtop(g) - 1, BPF_REG_2);
+		E(I_STX(BPF_DW, BPF_REG_1, r, 0));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, 8));
+		if (r != BPF_REG_2)
+			E(I_MOV64_REG(BPF_REG_2, r));
+		r = vreg(g, vtop(g) - 2, BPF_REG_3);
+		if (r != BPF_REG_3)
+			E(I_MOV64_REG(BPF_REG_3, r));
+		E(I_CALL(BPF_FUNC_probe_read_kernel));
+		r = vreg(g, vtop(g), BPF_REG_1);
+		E(I_MOV64_REG(BPF_REG_0, r));
+		vpop(g);
+		vpop(g);
+		vset(g, vtop(g), BPF_REG_0);
+	} else {
+		gerr(g, n->pos, "%s() is not supported by the code generator yet", name);
+		push_const(g, n->pos, 0);
+	}
+}
+
+static void gen_expr(struct gen *g, const struct lang_node *n)
+{
+	g->b->cur_pos = n->pos.line << 16 | (n->pos.col & 0xffff);
+	if (n->type.kind == LANG_K_EXTERN || n->type.kind == LANG_K_NONE) {
+		if (!(n->kind == LANG_N_FIELD && g->pt && g->pt->field) && n->kind != LANG_N_BUILTIN) {
+			gerr(g, n->pos, "the type of this expression is not known here");
+			push_const(g, n->pos, 0);
+			return;
+		}
+	}
+	switch (n->kind) {
+	case LANG_N_INT:
+		push_const(g, n->pos, n->num);
+		return;
+	case LANG_N_STR:
+		push_str(g, n->pos, n->str, n->len);
+		return;
+	case LANG_N_PARAM:
+		if (n->type.kind == LANG_K_STR) {
+			const char *s = n->num <= (uint64_t)g->cg->o.nparams ? g->cg->o.params[n->num - 1] : "";
+			push_str(g, n->pos, s, strlen(s));
+		} else {
+			push_const(g, n->pos, (uint64_t)param_int(g->cg, n->num));
+		}
+		return;
+	case LANG_N_PARAMCOUNT:
+		push_const(g, n->pos, (uint64_t)g->cg->o.nparams);
+		return;
+	case LANG_N_VAR: {
+		struct cg_var *v = var_find(g, n->name);
+		int d;
+
+		if (!v) {
+			gerr(g, n->pos, "undefined variable %s", n->name);
+			push_const(g, n->pos, 0);
+			return;
+		}
+		d = vpush(g, n->pos);
+		if (v->on_stack) {
+			E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_10, (int16_t)v->off));
+		} else {
+			var_addr(g, v, BPF_REG_0);
+			if (is_int(v->type.kind))
+				E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_0, 0));
+		}
+		vset(g, d, BPF_REG_0);
+		return;
+	}
+	case LANG_N_MAP:
+		gen_map_read(g, n);
+		return;
+	case LANG_N_BUILTIN:
+		gen_builtin(g, n);
+		return;
+	case LANG_N_CALL:
+		gen_call_value(g, n);
+		return;
+	case LANG_N_FIELD:
+		gen_field(g, n);
+		return;
+	case LANG_N_UNARY:
+		gen_unary(g, n);
+		return;
+	case LANG_N_BINARY:
+		gen_binary(g, n);
+		return;
+	case LANG_N_CAST:
+		gen_cast(g, n);
+		return;
+	case LANG_N_TERNARY: {
+		int no = insn_label(g->b), done = insn_label(g->b), d, r;
+
+		gen_expr(g, n->a);
+		d = vtop(g);
+		r = vreg(g, d, BPF_REG_1);
+		vpop(g);
+		insn_jmp_imm(g->b, BPF_JEQ, r, 0, no);
+		gen_expr(g, n->b);
+		vpop(g);
+		insn_ja(g->b, done);
+		insn_bind(g->b, no);
+		gen_expr(g, n->c);
+		insn_bind(g->b, done);
+		return;
+	}
+	case LANG_N_TUPLE: {
+		uint32_t size = lang_cg_size(g->cg, &n->type), at = 0;
+		uint32_t off = push_tmp(g, size, n->pos, false);
+
+		for (size_t i = 0; i < n->n; i++) {
+			const struct lang_node *e = n->list[i];
+			uint32_t es = lang_cg_size(g->cg, &e->type);
+			int r;
+
+			gen_expr(g, e);
+			tmp_ptr(g, BPF_REG_1, off);
+			r = vreg(g, vtop(g), BPF_REG_2);
+			if (is_int(e->type.kind))
+				E(I_STX(BPF_DW, BPF_REG_1, r, (int16_t)at));
+			else
+				emit_copy(g, BPF_REG_1, (int32_t)at, r, 0, es);
+			vpop(g);
+			at += es;
+		}
+		return;
+	}
+	case LANG_N_INCDEC: {
+		/* as a statement with its value: lower to an assignment */
+		struct lang_node one = { .kind = LANG_N_INT, .pos = n->pos, .num = 1,
+					 .type = { .kind = LANG_K_INT } };
+		struct lang_node as = { .kind = LANG_N_ASSIGN, .pos = n->pos, .a = n->a, .b = &one,
+					.op = n->op == LANG_TOK_INC ? LANG_TOK_ADD_ASSIGN :
+					      LANG_TOK_SUB_ASSIGN };
+
+		if (n->num) {	/* postfix: the old value */
+			gen_expr(g, n->a);
+			gen_stmt(g, &as);
+		} else {
+			gen_stmt(g, &as);
+			gen_expr(g, n->a);
+		}
+		return;
+	}
+	default:
+		gerr(g, n->pos, "this expression is not supported by the code generator yet");
+		push_const(g, n->pos, 0);
+	}
+}
+
+/* ---- statements ----------------------------------------------------- */
+
+/* Counts a refused map update in full[map]. r0 holds the update's result. */
+static void count_full(struct gen *g, int mi, struct lang_pos pos)
+{
+	int ok = insn_label(g->b);
+	uint32_t off;
+
+	insn_jmp_imm(g->b, BPF_JSGE, BPF_REG_0, 0, ok);
+	off = tmp_alloc(g, 8, pos);
+	tmp_ptr(g, BPF_REG_2, off);
+	E(I_ST(BPF_W, BPF_REG_2, 0, mi));
+	ld_map(g, BPF_REG_1, g->cg->full);
+	E(I_CALL(BPF_FUNC_map_lookup_elem));
+	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, ok);
+	E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+	E(I_STX(BPF_DW, BPF_REG_0, BPF_REG_1, 0));
+	insn_bind(g->b, ok);
+}
+
+/* map_update(m, key at koff, value at voff (temp offsets)), counted when full */
+static void map_update_tmp(struct gen *g, int mi, uint32_t koff, uint32_t voff, int flags,
+			   struct lang_pos pos)
+{
+	ld_map(g, BPF_REG_1, mi);
+	tmp_ptr(g, BPF_REG_2, koff);
+	tmp_ptr(g, BPF_REG_3, voff);
+	E(I_MOV64_IMM(BPF_REG_4, flags));
+	E(I_CALL(BPF_FUNC_map_update_elem));
+	count_full(g, mi, pos);
+}
+
+/* The key of map reference n in a temporary; returns its offset. */
+static uint32_t key_tmp(struct gen *g, const struct lang_node *n, const struct lang_cg_map *m)
+{
+	uint32_t before = g->tmp_cur;
+
+	gen_key(g, n, m);
+	/* gen_key allocated the key first */
+	return before;
+}
+
+/* hist index of r (in place; k the hist's) into r; bpftrace's:
+ *   n < 0: 0;  n <= mask: n + 1;  else l = floor(log2 n) - k,
+ *   ((l + 1) << k) + ((n >> l) & mask) + 1   with mask = (1 << k) - 1 */
+static unsigned log2_index_emit(struct gen *g, int r, unsigned k)
+{
+	int neg = insn_label(g->b), small = insn_label(g->b), done = insn_label(g->b);
+	uint64_t mask = (1ull << k) - 1;
+
+	insn_jmp_imm(g->b, BPF_JSLT, r, 0, neg);
+	insn_jmp_imm(g->b, BPF_JLE, r, (int32_t)mask, small);
+	/* r3 = floor(log2 r), r4 = r */
+	E(I_MOV64_REG(BPF_REG_4, r));
+	E(I_MOV64_IMM(BPF_REG_3, 0));
+	for (int i = 5; i >= 0; i--) {
+		int skip = insn_label(g->b);
+
+		E(I_MOV64_REG(BPF_REG_5, r));
+		E(I_ALU64_IMM(BPF_RSH, BPF_REG_5, 1 << i));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_5, 0, skip);
+		E(I_MOV64_REG(r, BPF_REG_5));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, 1 << i));
+		insn_bind(g->b, skip);
+	}
+	if (k)
+		E(I_ALU64_IMM(BPF_SUB, BPF_REG_3, (int32_t)k));
+	/* r = ((l + 1) << k) + ((n0 >> l) & mask) + 1 */
+	E(I_MOV64_REG(r, BPF_REG_4));
+	E(I_ALU64_REG(BPF_RSH, r, BPF_REG_3));
+	E(I_ALU64_IMM(BPF_AND, r, (int32_t)mask));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, 1));
+	if (k)
+		E(I_ALU64_IMM(BPF_LSH, BPF_REG_3, (int32_t)k));
+	E(I_ALU64_REG(BPF_ADD, r, BPF_REG_3));
+	E(I_ALU64_IMM(BPF_ADD, r, 1));
+	insn_ja(g->b, done);
+	insn_bind(g->b, neg);
+	E(I_MOV64_IMM(r, 0));
+	insn_ja(g->b, done);
+	insn_bind(g->b, small);
+	E(I_ALU64_IMM(BPF_ADD, r, 1));
+	insn_bind(g->b, done);
+	return 0;
+}
+
+unsigned lang_cg_hist_index(int64_t v, unsigned k)
+{
+	uint64_t n = (uint64_t)v, mask = (1ull << k) - 1, n0 = n;
+	unsigned l = 0;
+
+	if (v < 0)
+		return 0;
+	if (n <= mask)
+		return (unsigned)n + 1;
+	for (int i = 5; i >= 0; i--)
+		if (n >> (1 << i)) {
+			n >>= 1 << i;
+			l += 1u << i;
+		}
+	l -= k;
+	return (unsigned)(((uint64_t)(l + 1) << k) + ((n0 >> l) & mask) + 1);
+}
+
+unsigned lang_cg_lhist_index(int64_t v, int64_t min, int64_t max, int64_t step)
+{
+	if (v < min)
+		return 0;
+	if (v >= max)
+		return (unsigned)((max - min) / step + 1);
+	return (unsigned)((v - min) / step + 1);
+}
+
+/* @m[k] = aggregation(...) */
+static void gen_agg(struct gen *g, const struct lang_node *lhs, const struct lang_node *call)
+{
+	int mi = map_index(g, lhs->name);
+	const struct lang_cg_map *m;
+	enum lang_kind k = call->type.kind;
+	int found = insn_label(g->b), done = insn_label(g->b);
+	uint32_t koff, voff;
+	int d, r;
+
+	if (mi < 0) {
+		gerr(g, lhs->pos, "%s: no such map", lhs->name);
+		return;
+	}
+	m = &g->cg->maps[mi];
+	/* the operand first (it may call helpers), on the expression stack */
+	if (k == LANG_K_COUNT)
+		push_const(g, call->pos, 1);
+	else
+		gen_expr(g, call->list[0]);
+	if (k == LANG_K_HIST || k == LANG_K_LHIST) {
+		d = vtop(g);
+		r = vreg(g, d, BPF_REG_1);
+		if (k == LANG_K_HIST) {
+			log2_index_emit(g, r, m->hist_k);
+		} else {
+			int lo = insn_label(g->b), hi = insn_label(g->b), end = insn_label(g->b);
+
+			insn_mov64(g->b, BPF_REG_2, (uint64_t)m->lmin);
+			insn_jmp_reg(g->b, BPF_JSLT, r, BPF_REG_2, lo);
+			insn_mov64(g->b, BPF_REG_2, (uint64_t)m->lmax);
+			insn_jmp_reg(g->b, BPF_JSGE, r, BPF_REG_2, hi);
+			insn_mov64(g->b, BPF_REG_2, (uint64_t)m->lmin);
+			E(I_ALU64_REG(BPF_SUB, r, BPF_REG_2));
+			insn_mov64(g->b, BPF_REG_2, (uint64_t)m->lstep);
+			E(I_ALU64_REG(BPF_DIV, r, BPF_REG_2));
+			E(I_ALU64_IMM(BPF_ADD, r, 1));
+			insn_ja(g->b, end);
+			insn_bind(g->b, lo);
+			E(I_MOV64_IMM(r, 0));
+			insn_ja(g->b, end);
+			insn_bind(g->b, hi);
+			E(I_MOV64_IMM(r, (int32_t)(m->nbuckets - 1)));
+			insn_bind(g->b, end);
+		}
+		vset(g, d, r);
+	}
+	koff = key_tmp(g, lhs, m);
+	ld_map(g, BPF_REG_1, mi);
+	E(I_CALL(BPF_FUNC_map_lookup_elem));
+	insn_jmp_imm(g->b, BPF_JNE, BPF_REG_0, 0, found);
+	voff = tmp_alloc(g, m->value_size, call->pos);
+	tmp_ptr(g, BPF_REG_1, voff);
+	if (k != LANG_K_HIST && k != LANG_K_LHIST) {
+		/* a new element: inserted with its first value */
+		r = vreg(g, vtop(g), BPF_REG_2);
+		switch (k) {
+		case LANG_K_MIN: case LANG_K_MAX:
+			E(I_STX(BPF_DW, BPF_REG_1, r, 0));
+			E(I_ST(BPF_DW, BPF_REG_1, 8, 1));
+			break;
+		case LANG_K_AVG: case LANG_K_STATS:
+			E(I_ST(BPF_DW, BPF_REG_1, 0, 1));
+			E(I_STX(BPF_DW, BPF_REG_1, r, 8));
+			break;
+		default:
+			E(I_STX(BPF_DW, BPF_REG_1, r, 0));
+		}
+		map_update_tmp(g, mi, koff, voff, BPF_NOEXIST, call->pos);
+		insn_ja(g->b, done);
+		insn_bind(g->b, found);
+	} else {
+		/* a new histogram: zeroed, inserted, then counted like an old one */
+		emit_zero(g, BPF_REG_1, 0, m->value_size);
+		map_update_tmp(g, mi, koff, voff, BPF_NOEXIST, call->pos);
+		ld_map(g, BPF_REG_1, mi);
+		tmp_ptr(g, BPF_REG_2, koff);
+		E(I_CALL(BPF_FUNC_map_lookup_elem));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, done);
+		insn_bind(g->b, found);
+	}
+	d = vtop(g);
+	r = vreg(g, d, BPF_REG_2);
+	switch (k) {
+	case LANG_K_COUNT:
+	case LANG_K_SUM:
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_1, r));
+		E(I_STX(BPF_DW, BPF_REG_0, BPF_REG_1, 0));
+		break;
+	case LANG_K_MIN:
+	case LANG_K_MAX: {
+		int set = insn_label(g->b);
+
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 8));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_1, 0, set);
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+		insn_jmp_reg(g->b, k == LANG_K_MIN ? BPF_JSLE : BPF_JSGE, BPF_REG_1, r, done);
+		insn_bind(g->b, set);
+		E(I_STX(BPF_DW, BPF_REG_0, r, 0));
+		E(I_ST(BPF_DW, BPF_REG_0, 8, 1));
+		break;
+	}
+	case LANG_K_AVG:
+	case LANG_K_STATS:
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+		E(I_STX(BPF_DW, BPF_REG_0, BPF_REG_1, 0));
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 8));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_1, r));
+		E(I_STX(BPF_DW, BPF_REG_0, BPF_REG_1, 8));
+		break;
+	case LANG_K_HIST:
+	case LANG_K_LHIST: {
+		int inr = insn_label(g->b);
+
+		E(I_MOV64_REG(BPF_REG_1, r));
+		insn_jmp_imm(g->b, BPF_JLT, BPF_REG_1, (int32_t)m->nbuckets, inr);
+		E(I_MOV64_IMM(BPF_REG_1, (int32_t)(m->nbuckets - 1)));
+		insn_bind(g->b, inr);
+		E(I_ALU64_IMM(BPF_LSH, BPF_REG_1, 3));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_1));
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+		E(I_STX(BPF_DW, BPF_REG_0, BPF_REG_1, 0));
+		break;
+	}
+	default:
+		gerr(g, call->pos, "%s() is not supported by the code generator yet", call->name);
+	}
+	insn_bind(g->b, done);
+	vpop(g);
+}
+
+/* @m[k] op= value on the top of the expression stack (popped). */
+static void map_store_top(struct gen *g, const struct lang_node *lhs, int op, bool sgn)
+{
+	int mi = map_index(g, lhs->name);
+	const struct lang_cg_map *m;
+	uint32_t koff, voff, size;
+	int r;
+
+	if (mi < 0) {
+		gerr(g, lhs->pos, "%s: no such map", lhs->name);
+		vpop(g);
+		return;
+	}
+	m = &g->cg->maps[mi];
+	size = m->value_size;
+	if (op != LANG_TOK_ASSIGN) {
+		/* read, combine, write back */
+		gen_map_read(g, lhs);
+		/* the stack: value, old -> old op value */
+		{
+			int a = vtop(g), b = a - 1;
+			int ra = vreg(g, a, BPF_REG_1), rb = vreg(g, b, BPF_REG_2);
+
+			/* swap so the old value is the left operand */
+			E(I_MOV64_REG(BPF_REG_3, ra));
+			E(I_MOV64_REG(BPF_REG_4, rb));
+			vset(g, b, BPF_REG_3);
+			vset(g, a, BPF_REG_4);
+		}
+		gen_arith(g, op, sgn, lhs->pos);
+	}
+	koff = key_tmp(g, lhs, m);
+	voff = tmp_alloc(g, size, lhs->pos);
+	tmp_ptr(g, BPF_REG_1, voff);
+	r = vreg(g, vtop(g), BPF_REG_2);
+	if (is_int(m->m->value.kind))
+		E(I_STX(BPF_DW, BPF_REG_1, r, 0));
+	else
+		emit_copy(g, BPF_REG_1, 0, r, 0, size);
+	vpop(g);
+	map_update_tmp(g, mi, koff, voff, BPF_ANY, lhs->pos);
+}
+
+static void var_store_top(struct gen *g, const struct lang_node *lhs, int op, bool sgn,
+			  const struct lang_type *t)
+{
+	struct cg_var *v = var_find(g, lhs->name);
+	int r;
+
+	if (!v) {
+		v = var_new(g, lhs, t, sgn);
+		if (!v) {
+			vpop(g);
+			return;
+		}
+	}
+	if (op != LANG_TOK_ASSIGN) {
+		int a = vtop(g), d;
+
+		d = vpush(g, lhs->pos);
+		if (v->on_stack) {
+			E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_10, (int16_t)v->off));
+		} else {
+			var_addr(g, v, BPF_REG_0);
+			E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_0, 0));
+		}
+		/* old value at d, new at a: swap */
+		r = vreg(g, a, BPF_REG_1);
+		E(I_MOV64_REG(BPF_REG_3, r));
+		vset(g, a, BPF_REG_0);
+		vset(g, d, BPF_REG_3);
+		gen_arith(g, op, v->is_signed && sgn, lhs->pos);
+	}
+	r = vreg(g, vtop(g), BPF_REG_2);
+	if (v->on_stack) {
+		E(I_STX(BPF_DW, BPF_REG_10, r, (int16_t)v->off));
+	} else {
+		var_addr(g, v, BPF_REG_1);
+		if (is_int(v->type.kind))
+			E(I_STX(BPF_DW, BPF_REG_1, r, 0));
+		else
+			emit_copy(g, BPF_REG_1, 0, r, 0, lang_cg_size(g->cg, &v->type));
+	}
+	vpop(g);
+}
+
+/* exit(): the flag set, a record, the probe ends. */
+static void gen_exit(struct gen *g, const struct lang_node *n)
+{
+	uint32_t off;
+	int skip = insn_label(g->b), r;
+
+	/* state[0] = code << 1 | 1: every probe stops, and the runtime has
+	 * the code even when the record below is lost */
+	if (n->n)
+		gen_expr(g, n->list[0]);
+	else
+		push_const(g, n->pos, 0);
+	off = tmp_alloc(g, 8, n->pos);
+	tmp_ptr(g, BPF_REG_2, off);
+	E(I_ST(BPF_W, BPF_REG_2, 0, 0));
+	ld_map(g, BPF_REG_1, g->cg->state);
+	E(I_CALL(BPF_FUNC_map_lookup_elem));
+	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, skip);
+	r = vreg(g, vtop(g), BPF_REG_1);
+	E(I_MOV64_REG(BPF_REG_1, r));
+	E(I_ALU64_IMM(BPF_LSH, BPF_REG_1, 1));
+	E(I_ALU64_IMM(BPF_OR, BPF_REG_1, 1));
+	E(I_STX(BPF_DW, BPF_REG_0, BPF_REG_1, 0));
+	insn_bind(g->b, skip);
+	vpop(g);
+	gen_record(g, n, LANG_CGS_EXIT, 0, NULL, 0, -1, 0, 0);
+	insn_ja(g->b, g->out);
+	g->dead = true;
+}
+
+/* join(argv[, delim]): up to LANG_CG_JOIN_MAX strings of a user char *[]
+ * (NULL-terminated) in one record; the runtime joins them. */
+static void gen_join(struct gen *g, const struct lang_node *n)
+{
+	struct lang_cg_site s = { .kind = LANG_CGS_JOIN, .pos = n->pos, .map = -1 };
+	uint32_t size = sizeof(struct lang_rec_hdr) + LANG_CG_JOIN_MAX * g->cg->strlen, off, ptr;
+	int site, send = insn_label(g->b), r;
+
+	if (n->n > 1 && n->list[1]->kind == LANG_N_STR) {
+		s.fmt = n->list[1]->str;
+		s.fmtlen = n->list[1]->len;
+	}
+	s.size = size;
+	site = new_site(g, &s);
+	if (site < 0)
+		return;
+	gen_expr(g, n->list[0]);	/* the array's address */
+	ptr = tmp_alloc(g, 8, n->pos);
+	off = rec_begin(g, site, size, n->pos);
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, sizeof(struct lang_rec_hdr)));
+	emit_zero(g, BPF_REG_1, 0, size - sizeof(struct lang_rec_hdr));
+	for (int i = 0; i < LANG_CG_JOIN_MAX; i++) {
+		/* p = argv[i]; stop at NULL or a fault */
+		tmp_ptr(g, BPF_REG_1, ptr);
+		E(I_MOV64_IMM(BPF_REG_2, 8));
+		r = vreg(g, vtop(g), BPF_REG_3);
+		E(I_MOV64_REG(BPF_REG_3, r));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, 8 * i));
+		E(I_CALL(BPF_FUNC_probe_read_user));
+		insn_jmp_imm(g->b, BPF_JNE, BPF_REG_0, 0, send);
+		tmp_ptr(g, BPF_REG_1, ptr);
+		E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_1, 0));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_3, 0, send);
+		tmp_ptr(g, BPF_REG_1, off + sizeof(struct lang_rec_hdr) + (uint32_t)i * g->cg->strlen);
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)g->cg->o.max_strlen));
+		E(I_CALL(BPF_FUNC_probe_read_user_str));
+	}
+	insn_bind(g->b, send);
+	vpop(g);
+	rec_send(g, off, size);
+}
+
+static void gen_call_stmt(struct gen *g, const struct lang_node *n)
+{
+	const char *name = n->name;
+
+	if (!strcmp(name, "printf") || !strcmp(name, "errorf")) {
+		gen_record(g, n, name[0] == 'p' ? LANG_CGS_PRINTF : LANG_CGS_ERRORF, 1, n->list[0]->str,
+			   n->list[0]->len, -1, 0, 0);
+	} else if (!strcmp(name, "exit")) {
+		gen_exit(g, n);
+	} else if (!strcmp(name, "join")) {
+		gen_join(g, n);
+	} else if (!strcmp(name, "time")) {
+		gen_record(g, n, LANG_CGS_TIME, 1, n->n ? n->list[0]->str : NULL,
+			   n->n ? n->list[0]->len : 0, -1, 0, 0);
+	} else if (!strcmp(name, "print") && n->list[0]->kind == LANG_N_MAP && !n->list[0]->n) {
+		int mi = map_index(g, n->list[0]->name);
+		uint32_t top = n->n > 1 ? (uint32_t)lit_int(g->cg, n->list[1]) : 0;
+		uint32_t div = n->n > 2 ? (uint32_t)lit_int(g->cg, n->list[2]) : 0;
+		struct lang_node none = *n;
+
+		none.n = 0;
+		gen_record(g, &none, LANG_CGS_PRINT_MAP, 0, NULL, 0, mi, top, div);
+	} else if (!strcmp(name, "print")) {
+		struct lang_node one = *n;
+
+		one.n = 1;
+		gen_record(g, &one, LANG_CGS_PRINT_VAL, 0, NULL, 0, -1, 0, 0);
+	} else if (!strcmp(name, "clear") || !strcmp(name, "zero")) {
+		int mi = map_index(g, n->list[0]->name);
+		struct lang_node none = *n;
+
+		none.n = 0;
+		gen_record(g, &none, name[0] == 'c' ? LANG_CGS_CLEAR : LANG_CGS_ZERO, 0, NULL, 0, mi,
+			   0, 0);
+	} else if (!strcmp(name, "delete")) {
+		const struct lang_node *m = n->list[0];
+		struct lang_node ref = *m;
+		int mi = map_index(g, m->name);
+
+		if (n->n == 2) {	/* delete(@m, key) */
+			ref.list = n->list + 1;
+			ref.n = 1;
+		}
+		if (mi < 0) {
+			gerr(g, n->pos, "%s: no such map", m->name);
+			return;
+		}
+		gen_key(g, &ref, &g->cg->maps[mi]);
+		ld_map(g, BPF_REG_1, mi);
+		E(I_CALL(BPF_FUNC_map_delete_elem));
+	} else {
+		/* a value computed for its effects */
+		gen_expr(g, n);
+		vpop(g);
+	}
+}
+
+static void gen_block(struct gen *g, const struct lang_node *blk)
+{
+	if (!blk)
+		return;
+	scope_enter(g);
+	for (size_t i = 0; i < blk->n; i++)
+		gen_stmt(g, blk->list[i]);
+	scope_leave(g);
+}
+
+/* Jumps to label when the condition on the stack top is 0 (popped). */
+static void gen_cond_false(struct gen *g, const struct lang_node *e, int label)
+{
+	int r;
+
+	gen_expr(g, e);
+	r = vreg(g, vtop(g), BPF_REG_1);
+	vpop(g);
+	insn_jmp_imm(g->b, BPF_JEQ, r, 0, label);
+}
+
+static void gen_stmt(struct gen *g, const struct lang_node *n)
+{
+	uint32_t mark = g->tmp_cur;
+	int depth = g->depth;
+
+	if ((g->failed && g->cg->prog->nerrors > 8) || g->dead)
+		return;
+	g->b->cur_pos = n->pos.line << 16 | (n->pos.col & 0xffff);
+	switch (n->kind) {
+	case LANG_N_ASSIGN: {
+		const struct lang_node *lhs = n->a, *rhs = n->b;
+
+		if (lhs->kind == LANG_N_MAP && n->op == LANG_TOK_ASSIGN && rhs->kind == LANG_N_CALL &&
+		    rhs->bi && (rhs->bi->flags & LANG_BF_AGG)) {
+			gen_agg(g, lhs, rhs);
+			break;
+		}
+		gen_expr(g, rhs);
+		if (lhs->kind == LANG_N_MAP)
+			map_store_top(g, lhs, n->op, is_signed_expr(g, rhs));
+		else
+			var_store_top(g, lhs, n->op, is_signed_expr(g, rhs), &rhs->type);
+		break;
+	}
+	case LANG_N_EXPR:
+		if (n->a->kind == LANG_N_CALL)
+			gen_call_stmt(g, n->a);
+		else if (n->a->kind == LANG_N_INCDEC) {
+			struct lang_node one = { .kind = LANG_N_INT, .pos = n->pos, .num = 1,
+						 .type = { .kind = LANG_K_INT } };
+			struct lang_node as = { .kind = LANG_N_ASSIGN, .pos = n->pos, .a = n->a->a,
+						.b = &one, .op = n->a->op == LANG_TOK_INC ?
+						LANG_TOK_ADD_ASSIGN : LANG_TOK_SUB_ASSIGN };
+			gen_stmt(g, &as);
+		} else {
+			gen_expr(g, n->a);
+			vpop(g);
+		}
+		break;
+	case LANG_N_BLOCK:
+		gen_block(g, n);
+		break;
+	case LANG_N_IF: {
+		int no = insn_label(g->b), done = insn_label(g->b);
+
+		bool then_dead;
+
+		gen_cond_false(g, n->a, no);
+		g->tmp_cur = mark;
+		gen_block(g, n->b);
+		then_dead = g->dead;
+		if (!then_dead)
+			insn_ja(g->b, done);
+		insn_bind(g->b, no);
+		g->dead = false;
+		if (n->c && n->c->kind == LANG_N_IF)
+			gen_stmt(g, n->c);
+		else
+			gen_block(g, n->c);
+		g->dead = then_dead && n->c && g->dead;
+		insn_bind(g->b, done);
+		break;
+	}
+	case LANG_N_WHILE: {
+		int top = insn_label(g->b), done = insn_label(g->b);
+
+		if (g->nloops >= MAX_LOOPS) {
+			gerr(g, n->pos, "loops nested too deep");
+			break;
+		}
+		insn_bind(g->b, top);
+		gen_cond_false(g, n->a, done);
+		g->tmp_cur = mark;
+		g->brk[g->nloops] = done;
+		g->cont[g->nloops++] = top;
+		gen_block(g, n->b);
+		g->nloops--;
+		if (!g->dead)
+			insn_ja(g->b, top);
+		g->dead = false;
+		insn_bind(g->b, done);
+		break;
+	}
+	case LANG_N_FOR: {
+		int top = insn_label(g->b), done = insn_label(g->b), next = insn_label(g->b);
+		struct cg_var *v, *end;
+		struct lang_node endname = *n->a;
+		struct lang_type it = { .kind = LANG_K_INT };
+
+		if (n->b->kind != LANG_N_RANGE) {
+			gerr(g, n->pos, "for over a map is not supported by the code generator yet");
+			break;
+		}
+		if (g->nloops >= MAX_LOOPS) {
+			gerr(g, n->pos, "loops nested too deep");
+			break;
+		}
+		scope_enter(g);
+		gen_expr(g, n->b->a);
+		v = var_new(g, n->a, &it, is_signed_expr(g, n->b->a));
+		endname.name = " end";
+		gen_expr(g, n->b->b);
+		end = var_new(g, &endname, &it, true);
+		if (!v || !end || !v->on_stack || !end->on_stack) {
+			gerr(g, n->pos, "too many variables for the BPF stack");
+			g->depth = depth;
+			scope_leave(g);
+			break;
+		}
+		E(I_STX(BPF_DW, BPF_REG_10, vreg(g, vtop(g), BPF_REG_1), (int16_t)end->off));
+		vpop(g);
+		E(I_STX(BPF_DW, BPF_REG_10, vreg(g, vtop(g), BPF_REG_1), (int16_t)v->off));
+		vpop(g);
+		insn_bind(g->b, top);
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, (int16_t)v->off));
+		E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, (int16_t)end->off));
+		insn_jmp_reg(g->b, v->is_signed ? BPF_JSGE : BPF_JGE, BPF_REG_1, BPF_REG_2, done);
+		g->brk[g->nloops] = done;
+		g->cont[g->nloops++] = next;
+		gen_block(g, n->c);
+		g->nloops--;
+		g->dead = false;	/* continue comes here */
+		insn_bind(g->b, next);
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, (int16_t)v->off));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+		E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, (int16_t)v->off));
+		insn_ja(g->b, top);
+		insn_bind(g->b, done);
+		scope_leave(g);
+		break;
+	}
+	case LANG_N_UNROLL: {
+		int64_t times = lit_int(g->cg, n->a);
+
+		if (times < 1 || times > 100) {
+			gerr(g, n->a->pos, "unroll's count must be from 1 to 100");
+			break;
+		}
+		for (int64_t i = 0; i < times && !g->failed; i++) {
+			g->tmp_cur = mark;
+			gen_block(g, n->b);
+		}
+		break;
+	}
+	case LANG_N_RETURN:
+		insn_ja(g->b, g->out);
+		g->dead = true;
+		break;
+	case LANG_N_BREAK:
+	case LANG_N_CONTINUE:
+		if (!g->nloops) {
+			gerr(g, n->pos, "%s outside a loop", n->kind == LANG_N_BREAK ? "break" : "continue");
+			break;
+		}
+		insn_ja(g->b, n->kind == LANG_N_BREAK ? g->brk[g->nloops - 1] : g->cont[g->nloops - 1]);
+		g->dead = true;
+		break;
+	default:
+		gen_expr(g, n);
+		vpop(g);
+	}
+	if (g->depth != depth && !g->failed)
+		gerr(g, n->pos, "internal error: expression stack %d after a statement, want %d",
+		     g->depth, depth);
+	g->depth = depth;
+	g->tmp_cur = mark;
+}
+
+/* ---- programs -------------------------------------------------------- */
+
+int lang_cg_gen(struct lang_cg *cg, const struct lang_probe *p, const struct lang_cg_point *pt)
+{
+	struct lang_cg_prog *np;
+	struct gen gs = { .cg = cg, .pt = pt, .probe = p }, *g = &gs;
+	int sc, pidx;
+	bool is_end = pt->at && pt->at->provider == LANG_P_END;
+	size_t errs = cg->prog->nerrors;
+
+	np = realloc(cg->progs, (cg->nprogs + 1) * sizeof(*np));
+	if (!np)
+		return -1;
+	cg->progs = np;
+	pidx = (int)cg->nprogs;
+	sc = add_map(cg, &(struct lang_cg_map){ .role = LANG_CGM_SCRATCH,
+		.type = BPF_MAP_TYPE_PERCPU_ARRAY, .key_size = 4, .value_size = 8, .max_entries = 1 });
+	if (sc < 0)
+		return -1;
+	snprintf(cg->maps[sc].name, sizeof(cg->maps[sc].name), "scratch%d", pidx);
+	np = &cg->progs[cg->nprogs++];
+	memset(np, 0, sizeof(*np));
+	np->probe = p;
+	np->point = pt;
+	np->type = pt->type;
+	np->scratch = sc;
+	snprintf(np->name, sizeof(np->name), "p%d", pidx);
+	g->p = np;
+	g->pidx = pidx;
+	g->b = &np->code;
+	g->out = insn_label(g->b);
+	g->b->cur_pos = p->pos.line << 16 | (p->pos.col & 0xffff);
+
+	E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, FP_CTX));
+	E(I_ST(BPF_W, BPF_REG_10, FP_VARS, 0));
+	if (!is_end) {
+		/* exit() stops every probe: the flag, first */
+		ld_map(g, BPF_REG_1, cg->state);
+		E(I_MOV64_REG(BPF_REG_2, BPF_REG_10));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_2, FP_VARS));
+		E(I_CALL(BPF_FUNC_map_lookup_elem));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, g->out);
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+		insn_jmp_imm(g->b, BPF_JNE, BPF_REG_1, 0, g->out);
+	}
+	ld_map(g, BPF_REG_1, sc);
+	E(I_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_2, FP_VARS));
+	E(I_CALL(BPF_FUNC_map_lookup_elem));
+	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, g->out);
+	E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, FP_VARS));
+	g->tmpbase_at = g->b->n;
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_0, 0));	/* + the variables' bytes, below */
+	E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, FP_TMP));
+
+	scope_enter(g);
+	if (p->pred)
+		gen_cond_false(g, p->pred, g->out);
+	gen_block(g, p->body);
+	scope_leave(g);
+	scope_leave(g);
+
+	insn_bind(g->b, g->out);
+	E(I_MOV64_IMM(BPF_REG_0, 0));
+	E(I_EXIT());
+	if (!g->b->err && g->b->n > g->tmpbase_at) {
+		uint32_t size = g->var_size + g->tmp_max;
+
+		g->b->insn[g->tmpbase_at].imm = (int32_t)g->var_size;
+		cg->maps[sc].value_size = size < 8 ? 8 : size;
+	}
+	if (insn_finish(g->b)) {
+		lang_errorf(cg->prog, p->pos, "cannot generate this probe's code: %s", g->b->why);
+		g->failed = true;
+	}
+	np->point = NULL;
+	if (g->failed || cg->prog->nerrors > errs)
+		return -1;
+	cg->maps[cg->lost].max_entries = (uint32_t)cg->nprogs;
+	return pidx;
+}
+
+void lang_cg_patch_fds(struct lang_cg *cg, struct lang_cg_prog *p)
+{
+	for (size_t i = 0; i + 1 < p->code.n; i++) {
+		struct bpf_insn *in = &p->code.insn[i];
+
+		if (in->code == (BPF_LD | BPF_DW | BPF_IMM)) {
+			if (in->src_reg == BPF_PSEUDO_MAP_FD && in->imm >= 0 && (size_t)in->imm < cg->nmaps)
+				in->imm = cg->maps[in->imm].fd;
+			i++;
+		}
+	}
+}
+
+struct lang_pos lang_cg_insn_pos(const struct lang_cg_prog *p, size_t i)
+{
+	if (i >= p->code.n || !p->code.pos)
+		return (struct lang_pos){ 0, 0 };
+	return (struct lang_pos){ p->code.pos[i] >> 16, p->code.pos[i] & 0xffff };
+}
+
+static const char *prog_type_name(enum bpf_prog_type t)
+{
+	switch (t) {
+	case BPF_PROG_TYPE_RAW_TRACEPOINT: return "raw_tracepoint";
+	case BPF_PROG_TYPE_TRACEPOINT: return "tracepoint";
+	case BPF_PROG_TYPE_PERF_EVENT: return "perf_event";
+	case BPF_PROG_TYPE_KPROBE: return "kprobe";
+	case BPF_PROG_TYPE_TRACING: return "tracing";
+	default: return "other";
+	}
+}
+
+void lang_cg_dump(FILE *f, const struct lang_cg *cg)
+{
+	for (size_t i = 0; i < cg->nmaps; i++) {
+		const struct lang_cg_map *m = &cg->maps[i];
+
+		if (m->role == LANG_CGM_SCRATCH)
+			continue;
+		fprintf(f, "map[%zu] %s: type %d, key %u, value %u, entries %u\n", i,
+			m->role == LANG_CGM_USER ? m->m->name : m->name, m->type, m->key_size,
+			m->value_size, m->max_entries);
+	}
+	for (size_t i = 0; i < cg->nprogs; i++) {
+		const struct lang_cg_prog *p = &cg->progs[i];
+
+		fprintf(f, "program %s (%s, scratch map[%d] %u bytes):\n", p->name,
+			prog_type_name(p->type), p->scratch, cg->maps[p->scratch].value_size);
+		insn_dump(f, p->code.insn, p->code.n);
+	}
+}

@@ -1,0 +1,43 @@
+/* The records generated programs send through the one ring buffer, read
+ * by the runtime: a header, then the site's arguments at the offsets
+ * its struct lang_cg_site gives (lang/codegen.h).  Values inside records,
+ * keys and map values have these layouts (every size a multiple of 8):
+ *
+ *   int        8 bytes (two's complement)
+ *   string     max_strlen rounded up to 8, NUL-padded
+ *   buf        u64 length, then max_strlen rounded up to 8 bytes
+ *   tuple      its elements in order
+ *   kstack/ustack  struct lang_rec_stack
+ *   ksym       u64 address;  usym: u64 address, u64 pid
+ *   strftime   u64 site of the format, u64 nanoseconds (CLOCK_REALTIME
+ *              derived: boot-time ns, see the runtime)
+ *   count sum  u64;  min max: i64 value, u64 set;  avg stats: u64 count, i64 sum
+ *   hist lhist u64 per bucket */
+#ifndef STACKSCOPE_LANG_REC_H
+#define STACKSCOPE_LANG_REC_H
+#include <stdint.h>
+
+struct lang_rec_hdr {
+	uint32_t site;		/* index in cg->sites */
+	uint32_t prog;		/* index in cg->progs */
+};
+
+struct lang_rec_stack {
+	int64_t id;		/* bpf_get_stackid(): negative when it failed */
+	uint32_t pid;		/* user stacks: whose */
+	uint8_t user;
+	uint8_t mode;		/* 0 bpftrace, 1 perf, 2 raw */
+	uint16_t depth;		/* frames to print; 0 all */
+};
+
+struct lang_rec_minmax {
+	int64_t v;
+	uint64_t set;
+};
+
+struct lang_rec_avg {
+	uint64_t count;
+	int64_t sum;
+};
+
+#endif

@@ -980,9 +980,7 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 		/* BEGIN ended the run: BEGIN (and END) are what ran */
 		for (size_t i = 0; i < rt.npts; i++)
 			attached += !rt.pts[i].pt && rt.pts[i].at->provider == LANG_P_END;
-		/* in JSON the record is program output (stdout): a run that
-		 * never attached anything has none, as the golden files */
-		if (!o->quiet && o->fmt == LANG_OUT_TEXT)
+		if (!o->quiet)
 			lang_out_attached(rt.out, attached);
 	}
 	if (!rt.exited) {

@@ -34,16 +34,6 @@ enum {
 };
 static const uint32_t arg_regs[] = { REG_DI, REG_SI, REG_DX, REG_CX, REG_R8, REG_R9 };
 
-/* libc -> libc.so.6, libc-2.31.so: the name, then '.' or '-' */
-static bool lib_matches(const char *path, const char *name)
-{
-	const char *base = strrchr(path, '/');
-	size_t n = strlen(name);
-
-	base = base ? base + 1 : path;
-	return !strcmp(base, name) || (!strncmp(base, name, n) && (base[n] == '.' || base[n] == '-'));
-}
-
 static bool is_elf(const char *path)
 {
 	unsigned char m[4];
@@ -55,32 +45,6 @@ static bool is_elf(const char *path)
 	ok = read(fd, m, 4) == 4 && !memcmp(m, "\177ELF", 4);
 	close(fd);
 	return ok;
-}
-
-static int from_maps(pid_t pid, const char *name, char *out, size_t size)
-{
-	char path[64], line[PATH_MAX + 256];
-	FILE *f;
-	int err = -ENOENT;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
-
-		if (!p)
-			continue;
-		p[strcspn(p, "\n")] = 0;
-		if (lib_matches(p, name) && strlen(p) < size) {
-			snprintf(out, size, "%s", p);
-			err = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return err;
 }
 
 static const char *const lib_dirs[] = {
@@ -100,7 +64,7 @@ static int from_dir(const char *dir, const char *name, char *out, size_t size)
 	if (!d)
 		return -ENOENT;
 	while ((e = readdir(d)) && scanned++ < 100000) {
-		if (!lib_matches(e->d_name, name) || !strstr(e->d_name, ".so"))
+		if (!funcsel_lib_matches(e->d_name, name) || !strstr(e->d_name, ".so"))
 			continue;
 		if (best[0] && strlen(e->d_name) >= strlen(best))
 			continue;
@@ -143,7 +107,7 @@ int uprobe_find_lib(const char *name, pid_t pid, char *out, size_t size)
 		return access(name, R_OK) ? -errno : 0;
 	}
 	if (pid > 0)
-		return from_maps(pid, name, out, size);
+		return funcsel_lib_from_maps(pid, name, out, size);
 	for (size_t i = 0; i < ARRAY_SIZE(lib_dirs); i++)
 		if (!from_dir(lib_dirs[i], name, out, size))
 			return 0;
@@ -281,7 +245,7 @@ static int up_expand(struct lang_probes *pr, const struct lang_attach *at, struc
 	int err;
 
 	/* the launched command by its name (uprobe:myprog:main -- ./myprog) */
-	if (o->cmd_path && !strchr(at->target, '/') && lib_matches(o->cmd_path, at->target) &&
+	if (o->cmd_path && !strchr(at->target, '/') && funcsel_lib_matches(o->cmd_path, at->target) &&
 	    snprintf(path, sizeof(path), "%s", o->cmd_path) < (int)sizeof(path))
 		err = 0;
 	else

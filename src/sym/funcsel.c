@@ -56,7 +56,7 @@ static int split_pattern(const char *pat, char **lib, const char **glob)
 
 /* A library file name answers to name when they are equal, or when the
  * file name is name followed by "." or "-" (libc -> libc.so.6). */
-static bool lib_matches(const char *path, const char *name)
+bool funcsel_lib_matches(const char *path, const char *name)
 {
 	const char *base = strrchr(path, '/');
 	size_t n = strlen(name);
@@ -67,7 +67,7 @@ static bool lib_matches(const char *path, const char *name)
 	return !strcmp(base, name) || (!strncmp(base, name, n) && (base[n] == '.' || base[n] == '-'));
 }
 
-static int lib_from_maps(pid_t pid, const char *name, char *out, size_t size)
+int funcsel_lib_from_maps(pid_t pid, const char *name, char *out, size_t size)
 {
 	char path[64], line[PATH_MAX + 256];
 	FILE *f;
@@ -83,7 +83,7 @@ static int lib_from_maps(pid_t pid, const char *name, char *out, size_t size)
 		if (!p)
 			continue;
 		p[strcspn(p, "\n")] = 0;
-		if (lib_matches(p, name)) {
+		if (funcsel_lib_matches(p, name) && strlen(p) < size) {
 			snprintf(out, size, "%s", p);
 			err = 0;
 			break;
@@ -199,7 +199,7 @@ static int lib_from_needed(const char *exe, const char *name, char *out, size_t 
 		for (size_t i = 0; i <= n && err; i++) {
 			const char *file = i < n ? needed[i] : name;
 
-			if (pass == 0 ? (i == n || !lib_matches(file, name)) : i < n)
+			if (pass == 0 ? (i == n || !funcsel_lib_matches(file, name)) : i < n)
 				continue;
 			if (!search_dirs(runpath, origin, file, out, size) ||
 			    !search_dirs(getenv("LD_LIBRARY_PATH"), origin, file, out, size) ||
@@ -227,7 +227,7 @@ static int get_module(struct funcsel *fs, const char *exe, pid_t pid, const char
 	if (!label) {
 		snprintf(path, sizeof(path), "%s", exe);
 	} else {
-		err = pid ? lib_from_maps(pid, label, path, sizeof(path))
+		err = pid ? funcsel_lib_from_maps(pid, label, path, sizeof(path))
 			  : lib_from_needed(exe, label, path, sizeof(path));
 		if (err) {
 			msg("library %s: not found %s", label,

@@ -62,4 +62,11 @@ void funcsel_free(struct funcsel *fs);
  * pointer there are those of the function's first instruction. */
 int funcsel_entry_nop5(const uint8_t *code, size_t n);
 
+/* A library file answering to name: "libc" is libc.so.6 or libc-2.31.so
+ * (the name, then '.' or '-'); a name with a '/' is the path itself. */
+bool funcsel_lib_matches(const char *path, const char *name);
+/* The first file of pid's mappings answering to name, into out[size];
+ * -ENOENT, or -errno reading /proc/PID/maps. */
+int funcsel_lib_from_maps(pid_t pid, const char *name, char *out, size_t size);
+
 #endif

@@ -614,7 +614,7 @@ static int tree_build(struct fg_tree *t, const struct stacks *s, uint64_t keep)
 			continue;
 		t->nodes[0].value = add_sat(t->nodes[0].value, e->value);
 		for (unsigned int d = 0; d < e->depth; d++) {
-			const struct frame *fr = &e->frames[d];
+			const struct frame *fr = e->frames[d];
 			size_t c = t->nodes[cur].last_child;
 
 			if (!c || t->nodes[c].name != fr->name || t->nodes[c].kind != fr->kind) {
@@ -661,7 +661,7 @@ static struct stacks *stacks_reversed(const struct stacks *s)
 			cap = e->depth;
 		}
 		for (unsigned int d = 0; d < e->depth; d++)
-			fr[d] = e->frames[e->depth - 1 - d];
+			fr[d] = *e->frames[e->depth - 1 - d];
 		if (stacks_add(r, fr, e->depth, e->value))
 			goto fail;
 	}

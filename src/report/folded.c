@@ -45,8 +45,8 @@ int report_folded_write(FILE *f, const struct stacks *s)
 		for (unsigned int d = 0; d < e->depth; d++) {
 			if (d)
 				fputc(';', f);
-			put_name(f, e->frames[d].name);
-			if (e->frames[d].kind == FRAME_KERNEL)
+			put_name(f, e->frames[d]->name);
+			if (e->frames[d]->kind == FRAME_KERNEL)
 				fputs(KERNEL_SUFFIX, f);
 		}
 		fprintf(f, " %" PRIu64 "\n", value);

@@ -364,19 +364,19 @@ static bool loc_eq(const void *entry, const void *key)
 
 /* Whether frames[i] is a function inlined into frames[i - 1] at its
  * address: the two are then Lines of one Location. */
-static bool inlined_into_outer(const struct frame *frames, unsigned int i)
+static bool inlined_into_outer(const struct frame *const *frames, unsigned int i)
 {
-	return i > 0 && frames[i].src && frames[i].src->inlined && frames[i].kind == FRAME_USER &&
-	       frames[i - 1].kind == FRAME_USER && frames[i - 1].addr == frames[i].addr &&
-	       frames[i - 1].module == frames[i].module;
+	return i > 0 && frames[i]->src && frames[i]->src->inlined && frames[i]->kind == FRAME_USER &&
+	       frames[i - 1]->kind == FRAME_USER && frames[i - 1]->addr == frames[i]->addr &&
+	       frames[i - 1]->module == frames[i]->module;
 }
 
 /* The location id of frames[outer..inner] (one frame, or a function and
  * those inlined in it, outer first); 0 when out of memory. */
-static uint64_t location_id(struct pw *w, const struct frame *frames, unsigned int outer,
+static uint64_t location_id(struct pw *w, const struct frame *const *frames, unsigned int outer,
 			    unsigned int inner)
 {
-	const struct frame *fr = &frames[outer];
+	const struct frame *fr = frames[outer];
 	struct loc_key k = { w };
 	struct mapping *m;
 	uint64_t h;
@@ -391,10 +391,10 @@ static uint64_t location_id(struct pw *w, const struct frame *frames, unsigned i
 		m->lineless = true;
 	} else {
 		for (unsigned int i = inner + 1; i-- > outer && k.l.nlines < PPROF_MAX_LINES;) {
-			const struct frame_src *src = frames[i].src;
+			const struct frame_src *src = frames[i]->src;
 			struct pline *l = &w->scratch[k.l.nlines++];
 
-			l->function = function_id(w, frames[i].name, src ? src->file : NULL);
+			l->function = function_id(w, frames[i]->name, src ? src->file : NULL);
 			l->line = src ? src->line : 0;
 			if (!l->function)
 				return 0;
@@ -449,7 +449,7 @@ static void write_sample(struct pw *w, struct pb *out, struct pb *smp, struct pb
 	const struct frame *comm = NULL, *waker = NULL, *task = NULL;
 
 	for (unsigned int d = e->depth; d-- > 0;) {
-		const struct frame *fr = &e->frames[d];
+		const struct frame *fr = e->frames[d];
 		unsigned int outer = d;
 		uint64_t id;
 

@@ -27,16 +27,21 @@ struct arena_block {
 
 /* entries: the distinct stacks (in the arena), in insertion order until
  * stacks_sort().  index: the same entries by hash_frames().
- * scratch: the stack being added, with names already interned. */
+ * scratch: the stack being added, its frames interned. */
 struct stacks {
 	struct arena_block *arena;
 	struct htab *modules;	/* struct frame_module, in the arena */
 	struct htab *srcs;	/* struct frame_src, in the arena */
+	struct htab *frames;	/* struct frame, interned, in the arena */
+	/* name-only frames (no address, module or source line: text
+	 * readers') by strpool_id(name) * PLAIN_KINDS + kind */
+	const struct frame **plain;
+	size_t plain_cap;
 	struct stack_entry **entries;
 	size_t nentries, entries_cap;
 	struct strpool *names;
 	struct htab *index;
-	struct frame *scratch;
+	const struct frame **scratch;
 	unsigned int scratch_cap;
 	uint64_t total;
 	bool sorted;		/* entries in stacks_entry_cmp() order */
@@ -82,22 +87,79 @@ static void *arena_alloc(struct stacks *s, size_t size, size_t align)
 	return (void *)p;
 }
 
-/* Names are interned, so a stack hashes by its name pointers: the hash
- * only decides slots in the index, never output order. */
-static uint64_t hash_frames(const struct frame *frames, unsigned int depth)
+/* A frame's identity: what stacks are kept apart by (offset follows from
+ * addr and module). */
+static uint64_t frame_hash(const struct frame *f)
+{
+	return mix64((uintptr_t)f->name ^ ((uint64_t)f->kind << 60) ^
+		     mix64(f->addr ^ (uintptr_t)f->module ^ (uintptr_t)f->src));
+}
+
+static bool frame_eq(const void *entry, const void *key)
+{
+	const struct frame *a = entry, *b = key;
+
+	return a->name == b->name && a->kind == b->kind && a->addr == b->addr &&
+	       a->module == b->module && a->src == b->src;
+}
+
+/* The model's one copy of f (its name, module and source line already
+ * the model's own); NULL: out of memory. */
+static const struct frame *intern_frame(struct stacks *s, const struct frame *f)
+{
+	uint64_t h = frame_hash(f);
+	struct frame *own = htab_find(s->frames, h, f, frame_eq);
+
+	if (own)
+		return own;
+	own = arena_alloc(s, sizeof(*own), alignof(struct frame));
+	if (!own)
+		return NULL;
+	*own = *f;
+	if (htab_insert(s->frames, h, own))
+		return NULL;
+	return own;
+}
+
+#define PLAIN_KINDS 8	/* > every enum frame_kind */
+
+/* intern_frame() for a frame with only a name and a kind: an array look-up. */
+static const struct frame *intern_plain(struct stacks *s, const struct frame *f)
+{
+	size_t i = strpool_id(f->name) * PLAIN_KINDS + ((unsigned int)f->kind & (PLAIN_KINDS - 1));
+
+	if (i >= s->plain_cap) {
+		size_t cap = s->plain_cap ? s->plain_cap : 1024;
+		const struct frame **np;
+
+		while (cap <= i)
+			cap *= 2;
+		np = realloc(s->plain, cap * sizeof(*np));
+		if (!np)
+			return NULL;
+		memset(np + s->plain_cap, 0, (cap - s->plain_cap) * sizeof(*np));
+		s->plain = np;
+		s->plain_cap = cap;
+	}
+	if (!s->plain[i])
+		s->plain[i] = intern_frame(s, f);
+	return s->plain[i];
+}
+
+/* Frames are interned, so a stack hashes and compares by their pointers:
+ * the hash only decides slots in the index, never output order. */
+static uint64_t hash_frames(const struct frame *const *frames, unsigned int depth)
 {
 	uint64_t h = depth;
 
 	for (unsigned int i = 0; i < depth; i++)
-		h = mix64(h ^ (uintptr_t)frames[i].name ^ ((uint64_t)frames[i].kind << 60) ^
-			  mix64(frames[i].addr ^ (uintptr_t)frames[i].module ^
-				(uintptr_t)frames[i].src));
+		h = mix64(h ^ (uintptr_t)frames[i]);
 	return h;
 }
 
-/* What the index is searched by: a stack with interned names. */
+/* What the index is searched by: a stack of interned frames. */
 struct stack_key {
-	const struct frame *frames;
+	const struct frame *const *frames;
 	unsigned int depth;
 };
 
@@ -106,16 +168,7 @@ static bool entry_eq(const void *entry, const void *key)
 	const struct stack_entry *e = entry;
 	const struct stack_key *k = key;
 
-	if (e->depth != k->depth)
-		return false;
-	for (unsigned int i = 0; i < k->depth; i++) {
-		const struct frame *a = &e->frames[i], *b = &k->frames[i];
-
-		if (a->name != b->name || a->kind != b->kind || a->addr != b->addr ||
-		    a->module != b->module || a->src != b->src)
-			return false;
-	}
-	return true;
+	return e->depth == k->depth && !memcmp(e->frames, k->frames, k->depth * sizeof(*k->frames));
 }
 
 static uint64_t module_hash(const struct frame_module *m)
@@ -198,7 +251,8 @@ struct stacks *stacks_new(void)
 	s->index = htab_new(512);
 	s->modules = htab_new(64);
 	s->srcs = htab_new(64);
-	if (!s->names || !s->index || !s->modules || !s->srcs) {
+	s->frames = htab_new(1024);
+	if (!s->names || !s->index || !s->modules || !s->srcs || !s->frames) {
 		stacks_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -220,6 +274,8 @@ void stacks_free(struct stacks *s)
 	htab_free(s->index);
 	htab_free(s->modules);
 	htab_free(s->srcs);
+	htab_free(s->frames);
+	free(s->plain);
 	free(s->scratch);
 	free(s);
 }
@@ -229,9 +285,8 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-/* Adds frames (names and modules already the model's own) as an entry,
- * or to the equal entry's value. */
-static int add_entry(struct stacks *s, const struct frame *frames, unsigned int depth,
+/* Adds interned frames as an entry, or to the equal entry's value. */
+static int add_entry(struct stacks *s, const struct frame *const *frames, unsigned int depth,
 		     uint64_t value, uint64_t events)
 {
 	struct stack_key key = { frames, depth };
@@ -256,11 +311,11 @@ static int add_entry(struct stacks *s, const struct frame *frames, unsigned int 
 	e = arena_alloc(s, sizeof(*e) + depth * sizeof(*e->frames), alignof(struct stack_entry));
 	if (!e)
 		return -ENOMEM;
-	e->frames = (struct frame *)(e + 1);
+	memcpy(e + 1, frames, depth * sizeof(*frames));
+	e->frames = (const struct frame *const *)(e + 1);
 	e->depth = depth;
 	e->value = value;
 	e->events = events;
-	memcpy(e->frames, frames, depth * sizeof(*e->frames));
 	if (htab_insert(s->index, h, e))
 		return -ENOMEM;
 	s->entries[s->nentries++] = e;
@@ -275,6 +330,21 @@ int stacks_add(struct stacks *s, const struct frame *frames, unsigned int depth,
 	return stacks_add_events(s, frames, depth, value, 0);
 }
 
+/* Room for depth frames in s->scratch. */
+static int scratch_room(struct stacks *s, unsigned int depth)
+{
+	const struct frame **scratch;
+
+	if (depth <= s->scratch_cap)
+		return 0;
+	scratch = realloc(s->scratch, depth * sizeof(*scratch));
+	if (!scratch)
+		return -ENOMEM;
+	s->scratch = scratch;
+	s->scratch_cap = depth;
+	return 0;
+}
+
 int stacks_add_events(struct stacks *s, const struct frame *frames, unsigned int depth,
 		      uint64_t value, uint64_t events)
 {
@@ -283,29 +353,22 @@ int stacks_add_events(struct stacks *s, const struct frame *frames, unsigned int
 	for (unsigned int i = 0; i < depth; i++)
 		if (!frames[i].name)
 			return -EINVAL;
-
-	if (depth > s->scratch_cap) {
-		struct frame *scratch = realloc(s->scratch, depth * sizeof(*scratch));
-		if (!scratch)
-			return -ENOMEM;
-		s->scratch = scratch;
-		s->scratch_cap = depth;
-	}
+	if (scratch_room(s, depth))
+		return -ENOMEM;
 	for (unsigned int i = 0; i < depth; i++) {
-		s->scratch[i].name = strpool_intern(s->names, frames[i].name);
-		if (!s->scratch[i].name)
-			return -ENOMEM;
-		s->scratch[i].kind = frames[i].kind;
-		s->scratch[i].addr = frames[i].addr;
-		s->scratch[i].offset = frames[i].offset;
-		s->scratch[i].module = intern_module(s, frames[i].module);
-		if (frames[i].module && !s->scratch[i].module)
-			return -ENOMEM;
-		s->scratch[i].src = intern_src(s, frames[i].src);
-		if (frames[i].src && !s->scratch[i].src)
+		struct frame f = {
+			.name = strpool_intern(s->names, frames[i].name),
+			.kind = frames[i].kind,
+			.addr = frames[i].addr,
+			.offset = frames[i].offset,
+			.module = intern_module(s, frames[i].module),
+			.src = intern_src(s, frames[i].src),
+		};
+
+		if (!f.name || (frames[i].module && !f.module) || (frames[i].src && !f.src) ||
+		    !(s->scratch[i] = intern_frame(s, &f)))
 			return -ENOMEM;
 	}
-
 	return add_entry(s, s->scratch, depth, value, events);
 }
 
@@ -321,9 +384,16 @@ int stacks_add_interned(struct stacks *s, const struct frame *frames, unsigned i
 	if (!s || !frames || !depth)
 		return -EINVAL;
 	for (unsigned int i = 0; i < depth; i++)
-		if (!frames[i].name || frames[i].module)
+		if (!frames[i].name || frames[i].module || frames[i].src)
 			return -EINVAL;
-	return add_entry(s, frames, depth, value, 0);
+	if (scratch_room(s, depth))
+		return -ENOMEM;
+	for (unsigned int i = 0; i < depth; i++)
+		if (!(s->scratch[i] = frames[i].addr || frames[i].offset
+					      ? intern_frame(s, &frames[i])
+					      : intern_plain(s, &frames[i])))
+			return -ENOMEM;
+	return add_entry(s, s->scratch, depth, value, 0);
 }
 
 size_t stacks_count(const struct stacks *s)
@@ -382,7 +452,7 @@ int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b)
 
 	/* names first, so stacks shown alike sort next to each other */
 	for (unsigned int i = 0; i < n; i++) {
-		const struct frame *fa = &a->frames[i], *fb = &b->frames[i];
+		const struct frame *fa = a->frames[i], *fb = b->frames[i];
 		if (fa->name != fb->name) {
 			int c = strcmp(fa->name, fb->name);
 			if (c)
@@ -394,9 +464,11 @@ int stacks_entry_cmp(const struct stack_entry *a, const struct stack_entry *b)
 	if (a->depth != b->depth)
 		return a->depth < b->depth ? -1 : 1;
 	for (unsigned int i = 0; i < n; i++) {
-		const struct frame *fa = &a->frames[i], *fb = &b->frames[i];
+		const struct frame *fa = a->frames[i], *fb = b->frames[i];
 		int c;
 
+		if (fa == fb)
+			continue;
 		if (fa->addr != fb->addr)
 			return fa->addr < fb->addr ? -1 : 1;
 		c = module_cmp(fa->module, fb->module);
@@ -413,7 +485,8 @@ bool stacks_same_names(const struct stack_entry *a, const struct stack_entry *b)
 	if (a->depth != b->depth)
 		return false;
 	for (unsigned int i = 0; i < a->depth; i++)
-		if (a->frames[i].name != b->frames[i].name || a->frames[i].kind != b->frames[i].kind)
+		if (a->frames[i] != b->frames[i] && (a->frames[i]->name != b->frames[i]->name ||
+						     a->frames[i]->kind != b->frames[i]->kind))
 			return false;
 	return true;
 }
@@ -490,8 +563,8 @@ static int sort_by_rank(struct stacks *s)
 
 		items[i] = (struct sort_item){ keys + o, e->depth, e };
 		for (unsigned int d = 0; d < e->depth; d++)
-			keys[o++] = rank[strpool_id(e->frames[d].name)] << RANK_SHIFT |
-				    (uint32_t)e->frames[d].kind;
+			keys[o++] = rank[strpool_id(e->frames[d]->name)] << RANK_SHIFT |
+				    (uint32_t)e->frames[d]->kind;
 	}
 	qsort(items, s->nentries, sizeof(*items), item_cmp);
 	for (size_t i = 0; i < s->nentries; i++)

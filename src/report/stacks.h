@@ -15,13 +15,15 @@
 #include "stacks/frame.h"
 
 /* One distinct stack: frames[0] is the outermost (root) frame,
- * frames[depth - 1] the innermost (leaf).  frames is owned by the struct
- * stacks; value is the sum of every stacks_add() of this stack; events
+ * frames[depth - 1] the innermost (leaf).  Frames are owned by the struct
+ * stacks and interned: equal frames (name, kind, address, module, source
+ * line) are one pointer, shared by every stack that has them, so a deep
+ * profile of many stacks costs a pointer per frame; value is the sum of every stacks_add() of this stack; events
  * the sum of the events those values count where a capture counts them
  * apart from the value (offcpu: the waits its blocked time sums), else 0.
  * Writers by name (folded, SVG) show value only. */
 struct stack_entry {
-	struct frame *frames;
+	const struct frame *const *frames;
 	unsigned int depth;
 	uint64_t value;
 	uint64_t events;

@@ -344,10 +344,10 @@ TEST(pprof_read_back)
 	/* by location too: the process frame with its pid, the kernel's */
 	CHECK_INT(stacks_count(back), 3);
 	const struct stack_entry *e = stacks_get(back, 0);
-	CHECK(e && e->frames[0].kind == FRAME_COMM && e->frames[0].addr == 42);
-	CHECK(e && e->frames[3].kind == FRAME_KERNEL && e->frames[3].addr == KADDR);
-	CHECK(e && e->frames[1].module && !strcmp(e->frames[1].module->path, "/usr/bin/app") &&
-	      e->frames[1].module->build_id_len == 3 && e->frames[1].offset == 0x1100);
+	CHECK(e && e->frames[0]->kind == FRAME_COMM && e->frames[0]->addr == 42);
+	CHECK(e && e->frames[3]->kind == FRAME_KERNEL && e->frames[3]->addr == KADDR);
+	CHECK(e && e->frames[1]->module && !strcmp(e->frames[1]->module->path, "/usr/bin/app") &&
+	      e->frames[1]->module->build_id_len == 3 && e->frames[1]->offset == 0x1100);
 	/* the default type is the last; an absent one is refused */
 	stacks_free(back);
 	back = stacks_new();
@@ -480,12 +480,12 @@ TEST(pprof_inlined_lines)
 	const struct stack_entry *e = stacks_get(back, 0);
 	CHECK(e && e->depth == 5);
 	if (e && e->depth == 5) {
-		CHECK(e->frames[1].src == NULL);
-		CHECK(e->frames[2].src && !e->frames[2].src->inlined && e->frames[2].src->line == 29 &&
-		      !strcmp(e->frames[2].src->file, "/src/a.c"));
-		CHECK(e->frames[3].src && e->frames[3].src->inlined && e->frames[3].src->line == 24);
-		CHECK(e->frames[4].src && e->frames[4].src->inlined && e->frames[4].src->line == 16 &&
-		      !strcmp(e->frames[4].src->file, "/src/inc.h"));
+		CHECK(e->frames[1]->src == NULL);
+		CHECK(e->frames[2]->src && !e->frames[2]->src->inlined && e->frames[2]->src->line == 29 &&
+		      !strcmp(e->frames[2]->src->file, "/src/a.c"));
+		CHECK(e->frames[3]->src && e->frames[3]->src->inlined && e->frames[3]->src->line == 24);
+		CHECK(e->frames[4]->src && e->frames[4]->src->inlined && e->frames[4]->src->line == 16 &&
+		      !strcmp(e->frames[4]->src->file, "/src/inc.h"));
 	}
 out:
 	free(want);

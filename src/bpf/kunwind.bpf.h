@@ -13,7 +13,8 @@
  * is stepped by frame pointer.  Where the process is not loaded, or a pc
  * lies outside its loaded mappings, or a binary's table did not fit, the
  * caller falls back to a snapshot (snapshot.bpf.h); the first two also
- * tell user space through `kunwind_miss` which process to load.
+ * tell user space through `kunwind_miss` which process to load.  So does
+ * a stack deeper than the stack store holds (STACK_MAX_DEPTH).
  * Included once per BPF object, after stacks.bpf.h: defines the maps. */
 #ifndef STACKSCOPE_BPF_KUNWIND_BPF_H
 #define STACKSCOPE_BPF_KUNWIND_BPF_H
@@ -73,7 +74,7 @@ struct {
 	__type(value, __u64);
 } kunwind_stats SEC(".maps");
 
-enum { KW_RUN, KW_OK, KW_END, KW_TRUNC, KW_UNMAPPED, KW_CAPACITY };
+enum { KW_RUN, KW_OK, KW_END, KW_TRUNC, KW_UNMAPPED, KW_CAPACITY, KW_DEEP };
 
 struct kunwind_walk {
 	__u64 ip, sp, bp;
@@ -242,7 +243,7 @@ static long kunwind_frame(__u64 index, void *arg)
 	__u32 n = w->n, r;
 
 	if (n >= STACK_MAX_DEPTH) {
-		w->result = KW_TRUNC;
+		w->result = KW_DEEP;
 		return 1;
 	}
 	st->ips[n] = w->ip;
@@ -289,8 +290,11 @@ static __always_inline void kunwind_tell(__u32 pid, __u64 gen, __u32 reason, __u
 {
 	struct kunwind_miss rec = { .pid = pid, .reason = reason, .gen = gen, .pc = pc };
 
+	/* the first of a burst wakes the reader: loading soon is what
+	 * ends the burst */
 	if (bpf_ringbuf_output(&kunwind_miss, &rec, sizeof(rec),
-			       ringbuf_wakeup_flags(&kunwind_miss, 4096)))
+			       bpf_ringbuf_query(&kunwind_miss, BPF_RB_AVAIL_DATA) ? BPF_RB_NO_WAKEUP
+										   : BPF_RB_FORCE_WAKEUP))
 		kunwind_stat_add(KSTAT_MISS_LOST, 1);
 }
 
@@ -320,8 +324,8 @@ static __always_inline int kunwind_record(void *store, __u32 pid, __u64 gen, __u
 		kunwind_tell(pid, gen, KSTAT_UNMAPPED, w.ip);
 		return 1;
 	}
-	if (w.result == KW_CAPACITY) {
-		kunwind_stat_add(KSTAT_CAPACITY, 1);
+	if (w.result == KW_CAPACITY || w.result == KW_DEEP || w.result == KW_RUN) {
+		kunwind_stat_add(w.result == KW_CAPACITY ? KSTAT_CAPACITY : KSTAT_DEEP, 1);
 		return 1;
 	}
 	w.st->nr = w.n;

@@ -68,6 +68,8 @@ enum kunwind_stat {
 	KSTAT_NO_PROC,		/* to a snapshot: the process's tables not loaded (yet) */
 	KSTAT_UNMAPPED,		/* to a snapshot: a pc in none of its loaded mappings */
 	KSTAT_CAPACITY,		/* to a snapshot: a binary whose rows did not fit */
+	KSTAT_DEEP,		/* to a snapshot: deeper than STACK_MAX_DEPTH frames
+				 * (user space unwinds up to UNWIND_MAX_DEPTH) */
 	KSTAT_MISS_LOST,	/* a miss not told: `kunwind_miss` full */
 	KSTAT_NR,
 };

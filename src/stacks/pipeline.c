@@ -120,6 +120,7 @@ static int on_snapshot(void *arg, void *data, size_t size)
 	uint64_t ips[UNWIND_MAX_DEPTH];
 	struct stack_snapshot s;
 	char comm[17];
+	uint64_t unmapped;
 	bool trunc;
 	int n, err;
 
@@ -131,8 +132,16 @@ static int on_snapshot(void *arg, void *data, size_t size)
 	 * are waiting there (written before its first sample) */
 	if (sp->sb && s.pid && !proctab_known(sp->pt, s.pid))
 		sideband_sync(sp->sb, sp->pt);
+	unmapped = unwinder_stats(sp->uw)->jit_frames;
 	n = unwind_stack(sp->uw, s.pid, s.gen, &s.regs, s.stack, s.size, ips, UNWIND_MAX_DEPTH,
 			 &trunc);
+	/* cut at a pc no known mapping holds: maybe a library mapped after
+	 * the side-band was read this round (a process starting up), whose
+	 * records are there now */
+	if (trunc && sp->sb && s.pid && unwinder_stats(sp->uw)->jit_frames != unmapped &&
+	    !sideband_sync(sp->sb, sp->pt))
+		n = unwind_stack(sp->uw, s.pid, s.gen, &s.regs, s.stack, s.size, ips,
+				 UNWIND_MAX_DEPTH, &trunc);
 	memcpy(comm, s.comm, 16);
 	comm[16] = 0;
 	err = stackagg_add(sp->unwound[s.slot],
@@ -313,13 +322,14 @@ static void count_kunwind(struct stackpipe *sp, struct session *s)
 		v[i] = percpu_sum(sp->kstats_fd, i);
 	debug("in-kernel unwinding: %llu stacks, %llu frames (%llu by frame pointer), %llu "
 	      "truncated; to snapshots: %llu process not loaded, %llu pc outside its mappings, "
-	      "%llu table over capacity; %llu misses not told; %llu loads, %llu stale, %llu "
+	      "%llu table over capacity, %llu too deep; %llu misses not told; %llu loads, %llu stale, %llu "
 	      "failed; %llu binaries, %llu rows, %llu without a table, %llu over capacity, %llu "
 	      "processes over %d mappings",
 	      (unsigned long long)v[KSTAT_STACKS], (unsigned long long)v[KSTAT_FRAMES],
 	      (unsigned long long)v[KSTAT_FP_FRAMES], (unsigned long long)v[KSTAT_TRUNCATED],
 	      (unsigned long long)v[KSTAT_NO_PROC], (unsigned long long)v[KSTAT_UNMAPPED],
-	      (unsigned long long)v[KSTAT_CAPACITY], (unsigned long long)v[KSTAT_MISS_LOST],
+	      (unsigned long long)v[KSTAT_CAPACITY], (unsigned long long)v[KSTAT_DEEP],
+	      (unsigned long long)v[KSTAT_MISS_LOST],
 	      (unsigned long long)ks->loads, (unsigned long long)ks->stale,
 	      (unsigned long long)ks->failed, (unsigned long long)ks->binaries,
 	      (unsigned long long)ks->rows, (unsigned long long)ks->no_table,
@@ -330,8 +340,8 @@ static void count_kunwind(struct stackpipe *sp, struct session *s)
 		    "--unwind-rows: stacks through them unwound from snapshots",
 		    (unsigned long long)ks->over_capacity, (unsigned)kload_rows(sp->kl));
 	session_count(s, "stacks unwound in the kernel", v[KSTAT_STACKS], 0);
-	session_count(s, "from snapshots", v[KSTAT_NO_PROC] + v[KSTAT_UNMAPPED] + v[KSTAT_CAPACITY],
-		      0);
+	session_count(s, "from snapshots",
+		      v[KSTAT_NO_PROC] + v[KSTAT_UNMAPPED] + v[KSTAT_CAPACITY] + v[KSTAT_DEEP], 0);
 	session_count(s, "frames by frame pointer", v[KSTAT_FP_FRAMES], 0);
 	session_count(s, "misses not told", v[KSTAT_MISS_LOST], SESSION_IF_ANY);
 }

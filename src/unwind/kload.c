@@ -134,13 +134,18 @@ int kload_parse_maps(FILE *f, struct kload_vma *out, int max)
 int kload_bias(const struct kload_seg *segs, int nsegs, uint64_t start, uint64_t pgoff,
 	       uint64_t *bias)
 {
-	for (int i = 0; i < nsegs; i++) {
-		const struct kload_seg *s = &segs[i];
+	/* a segment's mapping begins at its page (segments may share a
+	 * page: the one that begins there), else one part of it */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < nsegs; i++) {
+			const struct kload_seg *s = &segs[i];
+			uint64_t page = s->offset & ~4095ULL;
 
-		/* a segment's mapping begins at its page */
-		if ((s->offset & ~4095ULL) <= pgoff && pgoff < s->offset + s->filesz) {
-			*bias = start - (pgoff - s->offset + s->vaddr);
-			return 0;
+			if (pass == 0 ? page == pgoff
+				      : page <= pgoff && pgoff < s->offset + s->filesz) {
+				*bias = start - (pgoff - s->offset + s->vaddr);
+				return 0;
+			}
 		}
 	}
 	return -ERANGE;

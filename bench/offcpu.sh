@@ -13,7 +13,10 @@
 # an idle VM, every hand-off woke a halted vCPU: 20x slower, and dependent
 # on the load elsewhere), each one seen by every tool:
 #   stackscope offcpu -o X.folded -- CMD     (tp_btf sched_switch: kernel +
-#       user stack at switch-out, blocked time added up in the kernel)
+#       user stack at switch-out, blocked time added up in the kernel; the
+#       user stack copied at syscall exit and unwound in user space)
+#   stackscope offcpu --unwind kernel ...    (the same, the user stack
+#       unwound inside the kernel at switch-out with the loaded tables)
 #   perf record -e sched:sched_switch -g -o X.data -- CMD   (one record per
 #       switch-out, with its call chain, written to perf.data)
 #   bpftrace -e 'tracepoint:sched:sched_switch /pid == cpid/
@@ -83,7 +86,7 @@ preflight stackscope "$SS" offcpu -o "$tmp/pre.folded" -- "$WL" "$PRE_ROUNDS" ||
 [ -z "$BPFTRACE" ] || preflight bpftrace "$BPFTRACE" -e "$BT_PROG" -c "$WL $PRE_ROUNDS" || BPFTRACE=""
 rm -f "$tmp"/pre.*
 
-tools="base ss"
+tools="base ss ssk"
 [ -n "$PERF" ] && tools="$tools perf"
 [ -n "$BPFTRACE" ] && tools="$tools bt"
 read -r -a tool_list <<<"$tools"
@@ -129,6 +132,15 @@ one() {	# TOOL REP
 		grep -E 'switch-outs|^stackscope offcpu:' "$err" >"$tmp/ss.last.err"
 		rm -f "$tmp/ss.$rep.folded"
 		;;
+	ssk)
+		time_run ssk "$rep" "$SS" offcpu --unwind kernel -v -o "$tmp/ssk.$rep.folded" -- "$WL" "$ROUNDS" || return
+		err=$tmp/ssk.$rep.err
+		# "..., N stacks unwound in the kernel, M from snapshots, ..."
+		sed -n 's/.* \([0-9]*\) stacks unwound in the kernel, \([0-9]*\) from snapshots,.*/'"$rep"' \1 \2/p' \
+			"$err" >>"$tmp/results.ssk.kernel"
+		grep -E '^stackscope offcpu:' "$err" >"$tmp/ssk.last.err"
+		rm -f "$tmp/ssk.$rep.folded"
+		;;
 	perf)
 		if ! time_run perf "$rep" "$PERF" record -e sched:sched_switch -g -o "$tmp/perf.$rep.data" -- "$WL" "$ROUNDS"; then
 			rm -f "$tmp/perf.$rep.data"	# a crashed run's file is not converted
@@ -161,7 +173,7 @@ after_rep() {	# REP: perf.data conversions, after the rep's timed runs
 bench_rounds one after_rep "${tool_list[@]}"
 
 declare -A wall cpu tofold switches twall
-for t in ss perf bt; do
+for t in ss ssk perf bt; do
 	wall[$t]=$(paired "$t" 2 'a / bb' | median)
 	cpu[$t]=$(paired "$t" 3 'a - bb' | median)
 	twall[$t]=$(col 2 "$tmp/results.$t" | median)
@@ -182,6 +194,10 @@ echo
 row metric stackscope perf bpftrace "ss/perf" "ss/bpftrace"
 row "slowdown (wall / untraced wall)" "$(fmt_x "${wall[ss]}")" "$(fmt_x "${wall[perf]}")" "$(fmt_x "${wall[bt]}")" \
 	"$(fmt_r "${wall[ss]}" "${wall[perf]}")" "$(fmt_r "${wall[ss]}" "${wall[bt]}")"
+row "slowdown, --unwind kernel" "$(fmt_x "${wall[ssk]}")" "" "" \
+	"$(fmt_r "${wall[ssk]}" "${wall[perf]}")" "$(fmt_r "${wall[ssk]}" "${wall[bt]}")"
+row "tool CPU, --unwind kernel" "$(fmt_ms "${cpu[ssk]}")" "" "" \
+	"$(fmt_r "${cpu[ssk]}" "${cpu[perf]}")" "$(fmt_r "${cpu[ssk]}" "${cpu[bt]}")"
 row "wall of the traced run" "$(fmt_ms "${twall[ss]}")" "$(fmt_ms "${twall[perf]}")" "$(fmt_ms "${twall[bt]}")" \
 	"$(fmt_r "${twall[ss]}" "${twall[perf]}")" "$(fmt_r "${twall[ss]}" "${twall[bt]}")"
 row "tool CPU (user+sys - untraced)" "$(fmt_ms "${cpu[ss]}")" "$(fmt_ms "${cpu[perf]}")" "$(fmt_ms "${cpu[bt]}")" \
@@ -206,6 +222,19 @@ echo "intervals $(fmt_n "$lost_int_max"), lost stacks $(fmt_n "$lost_stk_max"); 
 if [ -s "$tmp/ss.last.err" ]; then
 	echo "stackscope -v, last repetition:"
 	sed 's/^/    /' "$tmp/ss.last.err"
+fi
+if [ -s "$tmp/ssk.last.err" ]; then
+	echo "stackscope --unwind kernel, last repetition (stacks unwound in the kernel / from copies, median of"
+	echo "the repetitions: $(fmt_n "$(col 2 "$tmp/results.ssk.kernel" | median)") / $(fmt_n "$(col 3 "$tmp/results.ssk.kernel" | median)")):"
+	sed 's/^/    /' "$tmp/ssk.last.err"
+fi
+if isnum "${wall[ssk]}"; then
+	awk -v s="${wall[ssk]}" -v p="${wall[perf]}" -v b="${wall[bt]}" 'BEGIN {
+		printf "stackscope --unwind kernel slowdown %.2fx", s
+		if (p != "nan") printf ", perf %.2fx (%s)", p, (s <= p ? "no more than perf" : "ABOVE perf")
+		if (b != "nan") printf ", bpftrace %.2fx (%s)", b, (s <= b ? "no more than bpftrace" : "ABOVE bpftrace")
+		printf "\n"
+	}'
 fi
 if isnum "${wall[ss]}"; then
 	awk -v s="${wall[ss]}" -v p="${wall[perf]}" -v b="${wall[bt]}" 'BEGIN {

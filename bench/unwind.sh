@@ -14,6 +14,9 @@
 #       per sample into a ring buffer, unwound at once in user space)
 #   perf record -F 999 --call-graph dwarf -o X.data -- CMD   (8 KiB copies,
 #       written to perf.data, unwound later by perf script)
+#   stackscope profile --unwind kernel ...   (the same tables walked inside
+#       the kernel: only frame addresses stored; a process's first samples,
+#       before its tables are loaded, copied as above)
 #   perf record ... --call-graph dwarf,16384 (the same 16 KiB as stackscope;
 #       PERF16=0 leaves it out)
 # With REPS repetitions (default 5), tools interleaved inside each one (the
@@ -101,7 +104,7 @@ preflight stackscope "$SS" profile -F "$HZ" -o "$tmp/pre.folded" -- "$WL" 0.2 ||
 [ -z "$PERF" ] || preflight perf "$PERF" record -q -F "$HZ" --call-graph dwarf -o "$tmp/pre.data" -- "$WL" 0.2 || PERF=""
 rm -f "$tmp"/pre.*
 
-tools="base ss"
+tools="base ss ssk"
 [ -n "$PERF" ] && tools="$tools perf"
 [ -n "$PERF" ] && [ "$PERF16" != 0 ] && tools="$tools perf16"
 read -r -a tool_list <<<"$tools"
@@ -181,6 +184,18 @@ one() {	# TOOL REP
 		[ -n "$share" ] && echo "$rep $share" >>"$tmp/results.ss.chain"
 		rm -f "$tmp/ss.$rep.folded"
 		;;
+	ssk)
+		time_run ssk "$rep" "$SS" profile -F "$HZ" --unwind kernel -v -o "$tmp/ssk.$rep.folded" -- "$WL" "$SECS" || return
+		err=$tmp/ssk.$rep.err
+		sed -n 's/^stackscope profile: \([0-9]*\) samples.*/'"$rep"' \1/p' "$err" >>"$tmp/results.ssk.samples"
+		# "..., N stacks unwound in the kernel, M from snapshots, ..."; "... K misses not told; L loads"
+		sed -n 's/.* \([0-9]*\) stacks unwound in the kernel, \([0-9]*\) from snapshots,.*/'"$rep"' \1 \2/p' \
+			"$err" >>"$tmp/results.ssk.kernel"
+		local kshare
+		kshare=$(chain_share "$tmp/ssk.$rep.folded")
+		[ -n "$kshare" ] && echo "$rep $kshare" >>"$tmp/results.ssk.chain"
+		rm -f "$tmp/ssk.$rep.folded"
+		;;
 	perf | perf16)
 		local cg=dwarf
 		[ "$t" = perf16 ] && cg=dwarf,16384
@@ -210,7 +225,7 @@ after_rep() {	# REP: perf.data conversions, after the rep's timed runs
 bench_rounds one after_rep "${tool_list[@]}"
 
 declare -A wall cpu tofold samples datasize foldsize chain chaincnt whole
-for t in ss perf perf16; do
+for t in ss ssk perf perf16; do
 	wall[$t]=$(paired "$t" 2 'a / bb' | median)
 	cpu[$t]=$(paired "$t" 3 'a - bb' | median)
 	tofold[$t]=$(col 2 "$tmp/results.$t.tofold" | median)
@@ -237,6 +252,22 @@ if isnum "$snaps"; then
 		'BEGIN { printf "%.0f\n", s * (h + int((d + 7) / 8) * 8) }')
 fi
 
+# bytes through the ring buffers per sample: the default's copies (the
+# estimate above over its samples); --unwind kernel's copies (its fallbacks,
+# at the same estimated size) and its load requests (32 B each at most, one
+# per fallback: an upper bound) over its samples
+kernel_n=$(col 2 "$tmp/results.ssk.kernel" | median)
+kernel_snaps=$(col 3 "$tmp/results.ssk.kernel" | median)
+per_ss=nan per_ssk=nan
+isnum "$ring_est" && isnum "${samples[ss]}" &&
+	per_ss=$(awk -v r="$ring_est" -v n="${samples[ss]}" 'BEGIN { printf "%.0f\n", r / n }')
+if isnum "$kernel_snaps" && isnum "${samples[ssk]}"; then
+	per_copy=$SS_STACK
+	isnum "$dyn" && per_copy=$(awk -v d="$dyn" 'BEGIN { printf "%d\n", int((d + 7) / 8) * 8 }')
+	per_ssk=$(awk -v f="$kernel_snaps" -v n="${samples[ssk]}" -v h="$SNAP_HDR" -v c="$per_copy" \
+		'BEGIN { printf "%.0f\n", f * (h + c + 32) / n }')
+fi
+
 # ---- the table ---------------------------------------------------------------
 row() { printf '%-36s %-13s %-13s %-16s %-10s %s\n' "$@"; }
 echo
@@ -260,8 +291,17 @@ row "  with sort_many: whole chain" "$(fmt_pct "${chain[ss]}")" "$(fmt_pct "${ch
 row "all samples: stack up to _start" "$(fmt_pct "${whole[ss]}")" "$(fmt_pct "${whole[perf]}")" "$(fmt_pct "${whole[perf16]}")" \
 	"" ""
 echo
+row "unwind mode" "auto (default)" "kernel" "" "kernel/auto" ""
+row "wall, $SECS s workload @$HZ Hz" "$(fmt_x "${wall[ss]}")" "$(fmt_x "${wall[ssk]}")" "" "$(fmt_r "${wall[ssk]}" "${wall[ss]}")" ""
+row "profiler CPU (user+sys - untraced)" "$(fmt_ms "${cpu[ss]}")" "$(fmt_ms "${cpu[ssk]}")" "" "$(fmt_r "${cpu[ssk]}" "${cpu[ss]}")" ""
+row "ring-buffer bytes per sample (est.)" "$(fmt_b "$per_ss")" "$(fmt_b "$per_ssk")" "" "$(fmt_r "$per_ssk" "$per_ss")" ""
+row "stacks unwound in the kernel" "0" "$(fmt_n "$kernel_n")" "" "" ""
+row "  from copies (fallbacks)" "$(fmt_n "$snaps")" "$(fmt_n "$kernel_snaps")" "" "" ""
+row "cmp_slow with sort_many" "$(fmt_pct "${chain[ss]}")" "$(fmt_pct "${chain[ssk]}")" "" "" ""
+row "all samples: stack up to _start" "$(fmt_pct "${whole[ss]}")" "$(fmt_pct "${whole[ssk]}")" "" "" ""
+echo
 runs() { [ -s "$tmp/results.$1" ] && wc -l <"$tmp/results.$1" || echo 0; }
-echo "Medians of $REPS repetitions; runs completed: untraced $(runs base), stackscope $(runs ss), perf $(runs perf),"
+echo "Medians of $REPS repetitions; runs completed: untraced $(runs base), stackscope $(runs ss) (--unwind kernel $(runs ssk)), perf $(runs perf),"
 echo "perf dwarf,16384 $(runs perf16) (perf conversions: $(runs perf.tofold) and $(runs perf16.tofold)).  Wall ratios and CPU"
 echo "differences are per repetition, against its untraced run (untraced $(basename "$WL") $SECS: median"
 echo "$(fmt_ms "$base_wall") wall, $(fmt_ms "$base_cpu") user+sys; /usr/bin/time, 10 ms steps).  Both leave out the stack"

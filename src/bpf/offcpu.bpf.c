@@ -15,6 +15,7 @@
 #include "bpf/stacks.bpf.h"
 #include "bpf/procs.bpf.h"
 #include "bpf/snapshot.bpf.h"
+#include "bpf/kunwind.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -27,7 +28,9 @@ const volatile __u32 state_filter = OFFCPU_STATE_ANY;
 const volatile __u32 threads = OFFCPU_THREADS_ANY;
 const volatile __u64 min_ns = 0;
 const volatile __u64 max_ns = ~0ULL;
-const volatile __u32 ustack_mode = USTACK_FP;	/* USTACK_SNAPSHOT: deferred */
+const volatile __u32 ustack_mode = USTACK_FP;	/* USTACK_SNAPSHOT: deferred; USTACK_KERNEL:
+						 * unwound at switch-out, deferred
+						 * where it cannot be */
 
 /* A thread off the CPU: when and where it left. */
 struct start {
@@ -190,14 +193,22 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			/* with snapshots, the fallback for a wait whose thread
 			 * does not come back through sys_exit where it left, or
 			 * whose copy finds the ring buffer full */
-			s.ustack = record_stack(ctx, BPF_F_USER_STACK);
-			if (ustack_mode == USTACK_SNAPSHOT) {
-				struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+			struct pt_regs *regs = NULL;
 
-				if (regs) {
-					s.uip = BPF_CORE_READ(regs, ip);
-					s.usp = BPF_CORE_READ(regs, sp);
-				}
+			if (ustack_mode != USTACK_FP)
+				regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+			/* in the kernel: prev's user memory is the current one */
+			if (ustack_mode == USTACK_KERNEL && regs && !(prev->flags & 0x4 /* PF_EXITING */) &&
+			    kunwind_record(&stacks, prev->tgid, gen_of(prev->tgid),
+					   BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp),
+					   BPF_CORE_READ(regs, bp), &s.ustack) == 0) {
+				regs = NULL;
+			} else {
+				s.ustack = record_stack(ctx, BPF_F_USER_STACK);
+			}
+			if (regs) {
+				s.uip = BPF_CORE_READ(regs, ip);
+				s.usp = BPF_CORE_READ(regs, sp);
 			}
 		}
 		if (bpf_map_update_elem(&starts, &tid, &s, BPF_ANY))
@@ -235,7 +246,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 			}
 		}
 		stat_inc(&stats, OSTAT_INTERVALS);
-		if (ustack_mode == USTACK_SNAPSHOT && usp)
+		if (ustack_mode != USTACK_FP && usp)
 			defer(&key, delta, uip, usp);
 		else
 			count(&key, delta, 1);
@@ -254,7 +265,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	struct offcpu_pending *p;
 	__u32 size;
 
-	if (ustack_mode != USTACK_SNAPSHOT)
+	if (ustack_mode == USTACK_FP)
 		return 0;
 	p = bpf_map_lookup_elem(&pending, &tid);
 	if (!p)

@@ -12,6 +12,7 @@
 #include "bpf/stacks.bpf.h"
 #include "bpf/procs.bpf.h"
 #include "bpf/snapshot.bpf.h"
+#include "bpf/kunwind.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -87,6 +88,31 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/* The user registers of the interrupted context; false when unknown. */
+static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct task_struct *task,
+				      __u64 *ip, __u64 *sp, __u64 *bp)
+{
+	struct pt_regs *regs;
+
+	/* cs as a whole word: the context allows only 8-byte loads of the
+	 * registers, and cs shares its slot with FRED bits since 6.9 */
+	if ((*(__u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs)) & 3) == 3) {
+		/* interrupted in user mode: the perf registers are the user's */
+		*ip = ctx->regs.ip;
+		*sp = ctx->regs.sp;
+		*bp = ctx->regs.bp;
+		return true;
+	}
+	/* in the kernel: the user registers saved at kernel entry */
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return false;
+	*ip = BPF_CORE_READ(regs, ip);
+	*sp = BPF_CORE_READ(regs, sp);
+	*bp = BPF_CORE_READ(regs, bp);
+	return true;
+}
+
 /* Queues the user registers and a copy of the user stack from sp upwards
  * (copy_user_stack()).  Returns 0; 1 when there is no user stack (the sample is counted in the
  * kernel with its kernel stack only); -1 when it is counted with its user
@@ -97,28 +123,13 @@ static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 {
 	__u32 cpu = bpf_get_smp_processor_id(), copied;
 	struct snapshot_buf *b;
-	struct pt_regs *regs;
 	__u64 sp;
 
 	b = bpf_map_lookup_elem(&snapshot_scratch, &cpu);
 	if (!b)
 		return -1;
-	/* cs as a whole word: the context allows only 8-byte loads of the
-	 * registers, and cs shares its slot with FRED bits since 6.9 */
-	if ((*(__u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs)) & 3) == 3) {
-		/* interrupted in user mode: the perf registers are the user's */
-		b->hdr.ip = ctx->regs.ip;
-		b->hdr.sp = ctx->regs.sp;
-		b->hdr.bp = ctx->regs.bp;
-	} else {
-		/* in the kernel: the user registers saved at kernel entry */
-		regs = (struct pt_regs *)bpf_task_pt_regs(task);
-		if (!regs)
-			return -1;
-		b->hdr.ip = BPF_CORE_READ(regs, ip);
-		b->hdr.sp = BPF_CORE_READ(regs, sp);
-		b->hdr.bp = BPF_CORE_READ(regs, bp);
-	}
+	if (!user_regs(ctx, task, &b->hdr.ip, &b->hdr.sp, &b->hdr.bp))
+		return -1;
 	sp = b->hdr.sp;
 	copied = copy_user_stack(b->data, sp);
 	if (copied == 0) {
@@ -179,9 +190,19 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		/* kernel threads have no user stack */
 		if (task->flags & 0x00200000 /* PF_KTHREAD */) {
 			/* nothing */
-		} else if (ustack_mode == USTACK_SNAPSHOT) {
-			int q = queue_snapshot(ctx, task, &key, w);
+		} else if (ustack_mode == USTACK_SNAPSHOT || ustack_mode == USTACK_KERNEL) {
+			__u64 ip, sp, bp;
+			int q;
 
+			/* in the kernel with the tables, else (not loaded
+			 * yet) a snapshot unwound in user space */
+			if (ustack_mode == USTACK_KERNEL &&
+			    !((task->flags & 0x4 /* PF_EXITING */) ||
+			      BPF_CORE_READ_BITFIELD(task, in_execve)) &&
+			    user_regs(ctx, task, &ip, &sp, &bp) &&
+			    kunwind_record(stacks_w, pid, key.gen, ip, sp, bp, &key.ustack) == 0)
+				goto count;
+			q = queue_snapshot(ctx, task, &key, w);
 			if (q == 0)
 				return 0;
 			key.ustack = q > 0 ? STACK_NONE : STACK_LOST;
@@ -190,6 +211,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		}
 	}
 
+count:
 	if (map_add(counts_w, &key, 1))
 		stat_inc(&stats, PSTAT_DROPPED);
 	return 0;

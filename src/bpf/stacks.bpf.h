@@ -80,11 +80,31 @@ static __always_inline __u64 record_stack_in(void *store, void *ctx, __u64 flags
 		return STACK_LOST;
 	}
 	st->nr = n / sizeof(__u64);
+	st->flags = 0;
 	if (st->nr == 0)
 		return STACK_NONE;
 	h = hash_ips(st, flags);
 	n = bpf_map_update_elem(store, &h, st, BPF_NOEXIST);
 	if (n && n != -EEXIST) {
+		stat_inc(&stack_errors, STACKERR_FULL);
+		return STACK_LOST;
+	}
+	return h;
+}
+
+/* Stores the stack in *st (a kunwind walk's) in `store`: its handle, or
+ * STACK_LOST with the reason counted. */
+static __always_inline __u64 store_stack_in(void *store, struct stack_trace *st)
+{
+	long err;
+	__u64 h;
+
+	if (st->nr == 0)
+		return STACK_NONE;
+	/* a truncated chain is another stack than the same pcs completed */
+	h = hash_ips(st, BPF_F_USER_STACK | ((__u64)st->flags << 32));
+	err = bpf_map_update_elem(store, &h, st, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
 		stat_inc(&stack_errors, STACKERR_FULL);
 		return STACK_LOST;
 	}

@@ -18,9 +18,13 @@
 /* A value of the `stacks` map. */
 struct stack_trace {
 	__u32 nr;		/* valid entries in ips */
-	__u32 pad;
+	__u32 flags;		/* STACK_F_* */
 	__u64 ips[STACK_MAX_DEPTH]; /* innermost first */
 };
+
+/* stack_trace.flags */
+#define STACK_F_TRUNCATED 1	/* a user chain unwound in the kernel (kunwind.bpf.h)
+				 * that did not reach its outermost frame */
 
 /* Indexes of the per-CPU `stack_errors` array that the stack store
  * counts its own failures in, for every program. */
@@ -35,6 +39,8 @@ enum stack_error {
 enum ustack_mode {
 	USTACK_FP = 0,		/* kernel frame-pointer walk, aggregated in the kernel */
 	USTACK_SNAPSHOT = 1,	/* registers + a copy of the stack top, unwound in user space */
+	USTACK_KERNEL = 2,	/* unwound in the kernel with the binaries' tables
+				 * (kunwind.bpf.h), a snapshot where they are missing */
 };
 
 #define SNAPSHOT_MAX (32 * 1024)	/* largest user-stack copy, bytes */

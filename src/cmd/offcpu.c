@@ -24,7 +24,8 @@ static const char usage_text[] =
 "usage: stackscope offcpu [-p PID[,PID...]] [-t TID] [-d SECONDS] [-m MIN_US] [-M MAX_US]\n"
 "                         [-u | -k] [-U | -K] [--state any|sleep|disk] [--wakers]\n"
 "                         [-o FILE] [--format svg|folded|pprof] [--offsets]\n"
-"                         [--unwind auto|fp|tables] [--stack-size BYTES]\n"
+"                         [--unwind kernel|tables|fp|auto] [--unwind-rows N]\n"
+"                         [--stack-size BYTES]\n"
 "                         [--per-pid | --per-thread] [-- CMD ARGS...]\n"
 "\n"
 "Time threads spend off the CPU (blocked, sleeping, preempted), by the kernel +\n"
@@ -44,10 +45,17 @@ static const char usage_text[] =
 "                   .pprof, else folded\n"
 "  --format FMT     svg, folded or pprof (values in ns)\n"
 "  --offsets        kernel frames as func+0xOFF\n"
-"  --unwind MODE    user stacks: auto (default: unwind tables where the binary has\n"
-"                   them, frame pointers elsewhere; the stack is copied when the\n"
-"                   thread returns from its syscall), fp (frame pointers, walked\n"
-"                   in the kernel when the thread blocks), tables\n"
+"  --unwind MODE    user stacks: kernel (the binaries' unwind tables loaded into\n"
+"                   the kernel and walked there when the thread blocks, frame\n"
+"                   pointers where no table covers a pc; copied as auto does\n"
+"                   until a process's tables are loaded), auto (default: unwind\n"
+"                   tables where the binary has them, frame pointers elsewhere;\n"
+"                   the stack is copied when the thread returns from its\n"
+"                   syscall), fp (frame pointers, walked in the kernel when the\n"
+"                   thread blocks), tables\n"
+"  --unwind-rows N  --unwind kernel's table capacity in rows of 16 bytes\n"
+"                   (default 262144); a binary that does not fit is unwound\n"
+"                   from copies of the stack\n"
 "  --stack-size N   bytes of user stack copied per wait (default 16384)\n"
 "  --per-pid        a frame per process under its name: comm;[pid 1234];...\n"
 "  --per-thread     a frame per thread under its name: comm;[tid 1235];...\n"
@@ -209,8 +217,15 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	skel->rodata->max_ns = r->max_us < 0 ? ~0ULL : (uint64_t)r->max_us * 1000;
 	if (!r->wakers)
 		bpf_program__set_autoload(skel->progs.on_waking, false);
+	if (stackcmd_kunwind(&r->o) && r->threads != OFFCPU_THREADS_KERNEL) {
+		bpf_map__set_max_entries(skel->maps.unwind_rows, r->o.unwind_rows);
+	} else {
+		bpf_map__set_max_entries(skel->maps.unwind_rows, 1);
+		bpf_map__set_max_entries(skel->maps.unwind_procs, 1);
+		bpf_map__set_max_entries(skel->maps.kunwind_miss, 4096);
+	}
 	if (snapshots_on(r)) {
-		skel->rodata->ustack_mode = USTACK_SNAPSHOT;
+		skel->rodata->ustack_mode = stackcmd_kunwind(&r->o) ? USTACK_KERNEL : USTACK_SNAPSHOT;
 		skel->rodata->snapshot_bytes = r->o.stack_size;
 		bpf_map__set_max_entries(skel->maps.snapshot_scratch, libbpf_num_possible_cpus());
 	} else {
@@ -226,6 +241,13 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	if (!err && snapshots_on(r))
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
 					      decode_snapshot, r);
+	if (!err && snapshots_on(r) && stackcmd_kunwind(&r->o))
+		err = stackpipe_add_kunwind(sp, &(struct stackpipe_kunwind){
+			.rows_fd = bpf_map__fd(skel->maps.unwind_rows), .rows = r->o.unwind_rows,
+			.procs_fd = bpf_map__fd(skel->maps.unwind_procs),
+			.gens_fd = bpf_map__fd(skel->maps.gens),
+			.miss_fd = bpf_map__fd(skel->maps.kunwind_miss),
+			.stats_fd = bpf_map__fd(skel->maps.kunwind_stats) });
 	if (err)
 		return err;
 	/* fork/exec tracking first, so no generation is missed */
@@ -272,8 +294,7 @@ static int add_wait(struct stackpipe *sp, struct offcpu_run *r, const struct off
 		smp->utrunc = utrunc;
 		memcpy(smp->uips, uips, nu * sizeof(*uips));
 	} else {
-		smp->nu = stackpipe_read_stack(stacks_fd, key->ustack, smp->uips);
-		smp->utrunc = smp->nu == STACK_MAX_DEPTH;
+		smp->nu = stackpipe_read_ustack(stacks_fd, key->ustack, smp->uips, &smp->utrunc);
 	}
 	if (r->wakers) {
 		smp->has_waker = true;

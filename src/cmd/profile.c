@@ -35,12 +35,14 @@ enum { OPT_EVERY = 0x300, OPT_PUSH, OPT_LABEL, OPT_SERVICE, OPT_TENANT, OPT_QUEU
 static const char usage_text[] =
 "usage: stackscope profile [-F HZ] [-p PID[,PID...]] [-d SECONDS] [-U | -K]\n"
 "                          [-o FILE] [--format svg|folded|pprof] [--offsets]\n"
-"                          [--unwind auto|fp|tables] [--stack-size BYTES]\n"
+"                          [--unwind kernel|tables|fp|auto] [--unwind-rows N]\n"
+"                          [--stack-size BYTES]\n"
 "                          [--per-pid | --per-thread] [-- CMD ARGS...]\n"
 "       stackscope profile --every INTERVAL [-o PATTERN] [--push URL]\n"
 "                          [--label KEY=VALUE]... [--service NAME] [--tenant ID]\n"
 "                          [--push-queue N] [-F HZ] [-p PID[,PID...]] [-d SECONDS]\n"
-"                          [-U | -K] [--unwind auto|fp|tables] [--per-pid | --per-thread]\n"
+"                          [-U | -K] [--unwind kernel|tables|fp|auto] [--unwind-rows N]\n"
+"                          [--per-pid | --per-thread]\n"
 "\n"
 "Samples kernel + user stacks on every CPU with a cpu-clock event.\n"
 "  -F HZ            samples per second per CPU (default 99)\n"
@@ -51,9 +53,16 @@ static const char usage_text[] =
 "                   in .pb.gz or .pprof, else folded\n"
 "  --format FMT     svg, folded or pprof, whatever the file name\n"
 "  --offsets        kernel frames as func+0xOFF\n"
-"  --unwind MODE    user stacks: auto (default: the binary's unwind tables where\n"
-"                   it has them, frame pointers elsewhere), fp (frame pointers,\n"
-"                   walked in the kernel), tables (unwind tables only)\n"
+"  --unwind MODE    user stacks: kernel (the binaries' unwind tables loaded into\n"
+"                   the kernel and walked there, frame pointers where no table\n"
+"                   covers a pc; a copy of the stack unwound here until a\n"
+"                   process's tables are loaded), auto (default: the unwind\n"
+"                   tables, here, from a copy of the stack; frame pointers\n"
+"                   where a binary has none), fp (frame pointers, walked in the\n"
+"                   kernel), tables (unwind tables only, here)\n"
+"  --unwind-rows N  --unwind kernel's table capacity in rows of 16 bytes\n"
+"                   (default 262144); a binary that does not fit is unwound\n"
+"                   from copies of the stack\n"
 "  --stack-size N   bytes of user stack copied per sample for unwinding\n"
 "                   (default 16384, at most 32768)\n"
 "  --per-pid        a frame per process under its name: comm;[pid 1234];...\n"
@@ -312,6 +321,8 @@ static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot
 	return true;
 }
 
+/* Snapshots are queued: unwound in user space, or the in-kernel
+ * unwinder's fallback. */
 static bool snapshots_on(const struct profile_run *r)
 {
 	return r->o.unwind != UNWIND_FP && !r->o.kernel_only;
@@ -342,12 +353,21 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	skel->rodata->want_kernel = !r->o.user_only;
 	skel->rodata->want_user = !r->o.kernel_only;
 	skel->rodata->per_thread = r->o.per_thread;
-	skel->rodata->ustack_mode = snapshots_on(r) ? USTACK_SNAPSHOT : USTACK_FP;
+	skel->rodata->ustack_mode = stackcmd_kunwind(&r->o) ? USTACK_KERNEL
+				    : snapshots_on(r)       ? USTACK_SNAPSHOT
+							    : USTACK_FP;
 	skel->rodata->snapshot_bytes = r->o.stack_size;
 	if (snapshots_on(r))
 		bpf_map__set_max_entries(skel->maps.snapshot_scratch, libbpf_num_possible_cpus());
 	else
 		bpf_map__set_max_entries(skel->maps.snapshots, 4096);
+	if (stackcmd_kunwind(&r->o)) {
+		bpf_map__set_max_entries(skel->maps.unwind_rows, r->o.unwind_rows);
+	} else {
+		bpf_map__set_max_entries(skel->maps.unwind_rows, 1);
+		bpf_map__set_max_entries(skel->maps.unwind_procs, 1);
+		bpf_map__set_max_entries(skel->maps.kunwind_miss, 4096);
+	}
 	if (r->o.every <= 0) {
 		/* one window: slot 1 is never written */
 		bpf_map__set_max_entries(skel->maps.counts_b, 1);
@@ -362,8 +382,18 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	if (!err && snapshots_on(r)) {
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
 					      decode_snapshot, r);
-		stackpipe_forget_unsampled(sp);
+		/* in-kernel stacks are named after the run: keep every
+		 * process's mappings */
+		if (!stackcmd_kunwind(&r->o))
+			stackpipe_forget_unsampled(sp);
 	}
+	if (!err && stackcmd_kunwind(&r->o))
+		err = stackpipe_add_kunwind(sp, &(struct stackpipe_kunwind){
+			.rows_fd = bpf_map__fd(skel->maps.unwind_rows), .rows = r->o.unwind_rows,
+			.procs_fd = bpf_map__fd(skel->maps.unwind_procs),
+			.gens_fd = bpf_map__fd(skel->maps.gens),
+			.miss_fd = bpf_map__fd(skel->maps.kunwind_miss),
+			.stats_fd = bpf_map__fd(skel->maps.kunwind_stats) });
 	if (!err)
 		err = attach_program(s, skel->progs.on_fork);
 	if (!err)
@@ -433,9 +463,9 @@ static int64_t read_slot(struct profile_run *r, struct stackpipe *sp, unsigned i
 		memcpy(smp.comm, key.comm, sizeof(key.comm));
 		smp.comm[sizeof(key.comm)] = 0;
 		smp.nk = stackpipe_read_stack(sfd, key.kstack, smp.kips);
-		smp.nu = stackpipe_read_stack(sfd, key.ustack, smp.uips);
-		/* the kernel's walk stops at its depth limit */
-		smp.utrunc = smp.nu == STACK_MAX_DEPTH;
+		/* the kernel's walk stops at its depth limit; the in-kernel
+		 * unwinder also says where it could not go on */
+		smp.nu = stackpipe_read_ustack(sfd, key.ustack, smp.uips, &smp.utrunc);
 		err = stackpipe_add(sp, &smp);
 		if (err)
 			return err;

@@ -7,10 +7,13 @@
 #include <unistd.h>
 #include "common.h"
 #include "cmd/stackcmd.h"
+#include <linux/types.h>
+#include "bpf/kunwind.h"
 
 void stackcmd_init(struct stackcmd_opts *o, const char *name)
 {
-	*o = (struct stackcmd_opts){ .s.name = name, .stack_size = SNAPSHOT_DEFAULT };
+	*o = (struct stackcmd_opts){ .s.name = name, .stack_size = SNAPSHOT_DEFAULT,
+				     .unwind_rows = KUNWIND_DEFAULT_ROWS };
 }
 
 int stackcmd_parse_opt(struct stackcmd_opts *o, int c, const char *arg)
@@ -37,13 +40,19 @@ int stackcmd_parse_opt(struct stackcmd_opts *o, int c, const char *arg)
 		return 1;
 	case 'W':
 		if (unwind_mode_parse(arg, &o->unwind)) {
-			msg("--unwind %s: expected auto, fp or tables", arg);
+			msg("--unwind %s: expected kernel, tables, fp or auto", arg);
 			return -2;
 		}
 		return 1;
 	case 'S':
 		if (parse_long(arg, 512, SNAPSHOT_MAX, &o->stack_size)) {
 			msg("--stack-size %s: expected bytes, 512 to %d", arg, SNAPSHOT_MAX);
+			return -2;
+		}
+		return 1;
+	case STACKCMD_UNWIND_ROWS:
+		if (parse_long(arg, 1, KUNWIND_MAX_ROWS, &o->unwind_rows)) {
+			msg("--unwind-rows %s: expected rows, 1 to %u", arg, KUNWIND_MAX_ROWS);
 			return -2;
 		}
 		return 1;
@@ -95,6 +104,11 @@ int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv)
 		return 2;
 	}
 	return 0;
+}
+
+bool stackcmd_kunwind(const struct stackcmd_opts *o)
+{
+	return o->unwind == UNWIND_KERNEL && !o->kernel_only;
 }
 
 struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o)

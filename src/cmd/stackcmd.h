@@ -24,6 +24,7 @@ struct stackcmd_opts {
 	bool format_given;
 	enum unwind_mode unwind;	/* --unwind */
 	long stack_size;	/* --stack-size: bytes of user stack copied */
+	long unwind_rows;	/* --unwind-rows: the in-kernel unwinder's row capacity */
 	bool per_pid;		/* --per-pid */
 	bool per_thread;	/* --per-thread */
 	/* continuous (profile --every): a pprof per window, to the -o
@@ -38,17 +39,20 @@ struct stackcmd_opts {
 	{ "offsets", no_argument, NULL, 'O' },                       \
 	{ "unwind", required_argument, NULL, 'W' },                  \
 	{ "stack-size", required_argument, NULL, 'S' },              \
+	{ "unwind-rows", required_argument, NULL, STACKCMD_UNWIND_ROWS }, \
 	{ "per-pid", no_argument, NULL, STACKCMD_PER_PID },          \
 	{ "per-thread", no_argument, NULL, STACKCMD_PER_THREAD }
 
 /* Codes of long options without a short one. */
-enum { STACKCMD_PER_PID = 0x200, STACKCMD_PER_THREAD };
+enum { STACKCMD_PER_PID = 0x200, STACKCMD_PER_THREAD, STACKCMD_UNWIND_ROWS };
 
 void stackcmd_init(struct stackcmd_opts *o, const char *name);
 /* 1 handled, 0 not one of them, else minus an exit status (said). */
 int stackcmd_parse_opt(struct stackcmd_opts *o, int c, const char *arg);
 /* Checks the whole and takes the command; 0 or 2 (said). */
 int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv);
+/* User stacks unwound inside the kernel (--unwind kernel). */
+bool stackcmd_kunwind(const struct stackcmd_opts *o);
 /* The pipeline these options ask for. */
 struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o);
 

@@ -14,6 +14,8 @@
 #include "sym/symcache.h"
 #include "trace/session.h"
 #include "trace/sideband.h"
+#include "bpf/kunwind.h"
+#include "unwind/kload.h"
 
 struct stackpipe {
 	struct stackpipe_opts o;
@@ -39,6 +41,9 @@ struct stackpipe {
 	struct ksyms *ks;
 	struct symbolizer *user_sym;
 	struct sym_stats user_stats;
+	/* in-kernel unwinding: its loader and its counters' map */
+	struct kload *kl;
+	int kstats_fd;
 };
 
 /* Side-band first: mappings are current before any snapshot is unwound
@@ -98,6 +103,7 @@ void stackpipe_free(struct stackpipe *sp)
 	stackagg_free(sp->unwound[0]);
 	stackagg_free(sp->unwound[1]);
 	unwinder_free(sp->uw);
+	kload_free(sp->kl);
 	sideband_free(sp->sb);
 	symbolizer_free(sp->sym);
 	symbolizer_free(sp->user_sym);
@@ -114,6 +120,7 @@ static int on_snapshot(void *arg, void *data, size_t size)
 	uint64_t ips[UNWIND_MAX_DEPTH];
 	struct stack_snapshot s;
 	char comm[17];
+	uint64_t unmapped;
 	bool trunc;
 	int n, err;
 
@@ -125,8 +132,16 @@ static int on_snapshot(void *arg, void *data, size_t size)
 	 * are waiting there (written before its first sample) */
 	if (sp->sb && s.pid && !proctab_known(sp->pt, s.pid))
 		sideband_sync(sp->sb, sp->pt);
+	unmapped = unwinder_stats(sp->uw)->jit_frames;
 	n = unwind_stack(sp->uw, s.pid, s.gen, &s.regs, s.stack, s.size, ips, UNWIND_MAX_DEPTH,
 			 &trunc);
+	/* cut at a pc no known mapping holds: maybe a library mapped after
+	 * the side-band was read this round (a process starting up), whose
+	 * records are there now */
+	if (trunc && sp->sb && s.pid && unwinder_stats(sp->uw)->jit_frames != unmapped &&
+	    !sideband_sync(sp->sb, sp->pt))
+		n = unwind_stack(sp->uw, s.pid, s.gen, &s.regs, s.stack, s.size, ips,
+				 UNWIND_MAX_DEPTH, &trunc);
 	memcpy(comm, s.comm, 16);
 	comm[16] = 0;
 	err = stackagg_add(sp->unwound[s.slot],
@@ -155,6 +170,16 @@ int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_deco
 	if (!sp->unwound[0] || !sp->unwound[1])
 		return -ENOMEM;
 	return session_add_ringbuf(sp->s, ringbuf_fd, on_snapshot, sp);
+}
+
+int stackpipe_add_kunwind(struct stackpipe *sp, const struct stackpipe_kunwind *k)
+{
+	sp->kl = kload_new(&(struct kload_opts){ .rows_fd = k->rows_fd, .rows = k->rows,
+						 .procs_fd = k->procs_fd, .gens_fd = k->gens_fd });
+	if (!sp->kl)
+		return -errno;
+	sp->kstats_fd = k->stats_fd;
+	return session_add_ringbuf(sp->s, k->miss_fd, kload_on_miss, sp->kl);
 }
 
 const struct stackagg *stackpipe_unwound(const struct stackpipe *sp)
@@ -268,6 +293,57 @@ int stackpipe_read_stack(int stacks_fd, __u64 handle, uint64_t *ips)
 		st.nr = STACK_MAX_DEPTH;
 	memcpy(ips, st.ips, st.nr * sizeof(*ips));
 	return st.nr;
+}
+
+int stackpipe_read_ustack(int stacks_fd, __u64 handle, uint64_t *ips, bool *truncated)
+{
+	struct stack_trace st;
+
+	*truncated = false;
+	if (handle == STACK_NONE)
+		return 0;
+	if (handle == STACK_LOST || bpf_map_lookup_elem(stacks_fd, &handle, &st))
+		return -1;
+	if (st.nr > STACK_MAX_DEPTH)
+		st.nr = STACK_MAX_DEPTH;
+	memcpy(ips, st.ips, st.nr * sizeof(*ips));
+	*truncated = (st.flags & STACK_F_TRUNCATED) || st.nr == STACK_MAX_DEPTH;
+	return st.nr;
+}
+
+/* The in-kernel unwinder's counts: how many stacks it unwound, and every
+ * fallback (a snapshot for the whole stack, a frame by frame pointer). */
+static void count_kunwind(struct stackpipe *sp, struct session *s)
+{
+	const struct kload_stats *ks = kload_stats(sp->kl);
+	uint64_t v[KSTAT_NR];
+
+	for (int i = 0; i < KSTAT_NR; i++)
+		v[i] = percpu_sum(sp->kstats_fd, i);
+	debug("in-kernel unwinding: %llu stacks, %llu frames (%llu by frame pointer), %llu "
+	      "truncated; to snapshots: %llu process not loaded, %llu pc outside its mappings, "
+	      "%llu table over capacity, %llu too deep; %llu misses not told; %llu loads, %llu stale, %llu "
+	      "failed; %llu binaries, %llu rows, %llu without a table, %llu over capacity, %llu "
+	      "processes over %d mappings",
+	      (unsigned long long)v[KSTAT_STACKS], (unsigned long long)v[KSTAT_FRAMES],
+	      (unsigned long long)v[KSTAT_FP_FRAMES], (unsigned long long)v[KSTAT_TRUNCATED],
+	      (unsigned long long)v[KSTAT_NO_PROC], (unsigned long long)v[KSTAT_UNMAPPED],
+	      (unsigned long long)v[KSTAT_CAPACITY], (unsigned long long)v[KSTAT_DEEP],
+	      (unsigned long long)v[KSTAT_MISS_LOST],
+	      (unsigned long long)ks->loads, (unsigned long long)ks->stale,
+	      (unsigned long long)ks->failed, (unsigned long long)ks->binaries,
+	      (unsigned long long)ks->rows, (unsigned long long)ks->no_table,
+	      (unsigned long long)ks->over_capacity, (unsigned long long)ks->over_maps,
+	      KUNWIND_MAX_MAPS);
+	if (ks->over_capacity)
+		msg("in-kernel unwinding: %llu binaries' tables did not fit in the %u rows of "
+		    "--unwind-rows: stacks through them unwound from snapshots",
+		    (unsigned long long)ks->over_capacity, (unsigned)kload_rows(sp->kl));
+	session_count(s, "stacks unwound in the kernel", v[KSTAT_STACKS], 0);
+	session_count(s, "from snapshots",
+		      v[KSTAT_NO_PROC] + v[KSTAT_UNMAPPED] + v[KSTAT_CAPACITY] + v[KSTAT_DEEP], 0);
+	session_count(s, "frames by frame pointer", v[KSTAT_FP_FRAMES], 0);
+	session_count(s, "misses not told", v[KSTAT_MISS_LOST], SESSION_IF_ANY);
 }
 
 uint64_t stackpipe_stack_errors(int map_fd)
@@ -387,6 +463,8 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 	stacks_sort(sp->stacks);
 	session_count(s, events, taken, 0);
 	session_count(s, "stacks", sp->stacks_done + stacks_count_named(sp->stacks), 0);
+	if (sp->kl)
+		count_kunwind(sp, s);
 	snprintf(label, sizeof(label), "lost %s", events);
 	session_count(s, label, lost, SESSION_LOSS);
 	session_count(s, "lost stacks", lost_stacks, SESSION_LOSS);

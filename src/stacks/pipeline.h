@@ -102,6 +102,19 @@ int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_deco
  * sample unwound is forgotten (sym/proctab.h), so that a long run's
  * memory follows the live processes and the sampled ones. */
 void stackpipe_forget_unsampled(struct stackpipe *sp);
+/* In-kernel unwinding (bpf/kunwind.bpf.h): the maps of the capture's
+ * BPF object that unwind/kload.c fills on the kernel's request. */
+struct stackpipe_kunwind {
+	int rows_fd;		/* `unwind_rows` */
+	uint32_t rows;		/* its capacity */
+	int procs_fd;		/* `unwind_procs` */
+	int gens_fd;		/* `gens` */
+	int miss_fd;		/* `kunwind_miss` ring */
+	int stats_fd;		/* `kunwind_stats` */
+};
+/* Call before the capture is attached. */
+int stackpipe_add_kunwind(struct stackpipe *sp, const struct stackpipe_kunwind *k);
+
 /* Once the capture is attached: the address spaces of the processes that
  * exist now (the session's -p pids, or all when it follows no command). */
 void stackpipe_start(struct stackpipe *sp);
@@ -128,6 +141,9 @@ int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 /* Reads a stack from a BPF `stacks` map by handle into ips (innermost
  * first); returns the depth, 0 for none, -1 for lost. */
 int stackpipe_read_stack(int stacks_fd, __u64 handle, uint64_t *ips);
+/* The same, with *truncated set for a chain the kernel's unwinder did not
+ * complete (STACK_F_TRUNCATED) or cut at the depth limit. */
+int stackpipe_read_ustack(int stacks_fd, __u64 handle, uint64_t *ips, bool *truncated);
 /* Stacks the BPF stack store could not record (its `stack_errors` map),
  * every reason together; the split goes to -v. */
 uint64_t stackpipe_stack_errors(int map_fd);

@@ -72,6 +72,8 @@ int unwind_mode_parse(const char *s, enum unwind_mode *mode)
 		*mode = UNWIND_FP;
 	else if (!strcmp(s, "tables"))
 		*mode = UNWIND_TABLES;
+	else if (!strcmp(s, "kernel"))
+		*mode = UNWIND_KERNEL;
 	else
 		return -EINVAL;
 	return 0;

@@ -25,6 +25,8 @@ enum unwind_mode {
 	UNWIND_FP,	/* frame pointers only */
 	UNWIND_TABLES,	/* tables only (code no file maps, JIT's, has none:
 			 * a frame-pointer step there) */
+	UNWIND_KERNEL,	/* as auto, walked inside the kernel (bpf/kunwind.bpf.h);
+			 * here only the stacks of processes not loaded yet */
 };
 
 struct unwind_regs {
@@ -57,7 +59,7 @@ int unwind_stack(struct unwinder *u, uint32_t pid, uint64_t gen,
 		 uint64_t *ips, int max, bool *truncated);
 const struct unwind_stats *unwinder_stats(const struct unwinder *u);
 
-/* "auto", "fp", "tables" -> mode; -EINVAL otherwise. */
+/* "auto", "fp", "tables", "kernel" -> mode; -EINVAL otherwise. */
 int unwind_mode_parse(const char *s, enum unwind_mode *mode);
 
 #endif

@@ -128,10 +128,10 @@ test_bash_completion() {
 	check '[ "$r" = "profile offcpu syscalls graph run flamegraph -e -l --help --version" ]' "commands: $r"
 	r=$(complete_words "$SS" off)
 	check '[ "$r" = offcpu ]' "off: $r"
-	r=$(complete_words "$SS" profile --un)
-	check '[ "$r" = --unwind ]' "profile --un: $r"
+	r=$(complete_words "$SS" profile --unw)
+	check '[ "$r" = "--unwind --unwind-rows" ]' "profile --unw: $r"
 	r=$(complete_words "$SS" profile --unwind "")
-	check '[ "$r" = "auto fp tables" ]' "--unwind: $r"
+	check '[ "$r" = "kernel tables fp auto" ]' "--unwind: $r"
 	r=$(complete_words "$SS" profile --format "")
 	check '[ "$r" = "svg folded pprof" ]' "profile --format: $r"
 	r=$(complete_words "$SS" syscalls --format "")

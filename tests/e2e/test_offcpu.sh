@@ -131,6 +131,30 @@ test_user_stacks_through_libc_without_frame_pointers() {
 		fail "--unwind fp: $(samples fp.folded 'do_nanosleep') us in do_nanosleep, want 897000 to $(measured wl.txt sleeps_us)"
 }
 
+test_user_stacks_unwound_in_the_kernel() {
+	# --unwind kernel: the same chains through libc, walked at switch-out
+	# with the tables loaded on the process's first wait
+	timeout 60 "$SS" offcpu -v --unwind kernel -o out.folded -- "$WL/unwind/libc_sleep" >wl.txt 2>err.txt ||
+		fail "offcpu exited $?: $(cat err.txt)"
+	us=$(samples out.folded '^libc_sleep;_start;__libc_start_main[^;]*;__libc_start_call_main;main;nap_in_libc;usleep;([^;]*;)*[^ ]*do_nanosleep_\[k\]')
+	between "$us" 897000 "$(measured wl.txt sleeps_us)" ||
+		fail "nap_in_libc via usleep: $us us, want 900000 - 3 x 1 ms to $(measured wl.txt sleeps_us): $(sort -t' ' -k2 -n out.folded | tail -2 | cut -c1-300)"
+	# 40000 waits of two threads started by libc's start_thread (no frame
+	# pointers): each wait's chain from clone3 down, nearly all walked in
+	# the kernel, the fallbacks in the summary
+	timeout 60 "$SS" offcpu -v --unwind kernel -o pp.folded -- "$WL/pingpong" 20000 2>err.txt ||
+		fail "offcpu exited $?: $(cat err.txt)"
+	read -r k s < <(sed -n 's/.* \([0-9]*\) stacks unwound in the kernel, \([0-9]*\) from snapshots,.*/\1 \2/p' err.txt)
+	[ "${k:-0}" -ge 1 ] || fail "no stack unwound in the kernel: $(grep -E 'in-kernel|offcpu:' err.txt)"
+	[ -n "$s" ] || fail "fallbacks not in the summary: $(tail -1 err.txt)"
+	# (waits flushed with the frame-pointer stack end at start_thread, as
+	# in every mode: libc keeps no frame pointers)
+	whole=$(samples pp.folded '^pingpong;clone3;start_thread;(ping|pong);raw_(read|write);')
+	[ "$whole" -gt 0 ] || fail "no wait in ping/pong with the chain from clone3: $(grep -E ';(ping|pong);' pp.folded | head -2 | cut -c1-200)"
+	! grep -E ';(ping|pong);' pp.folded | grep -q '\[truncated\]' ||
+		fail "truncated chains: $(grep '\[truncated\]' pp.folded | head -2 | cut -c1-200)"
+}
+
 test_launch_exit_status_and_errors() {
 	timeout 30 "$SS" offcpu -o out.folded -- sh -c 'exit 5' 2>/dev/null
 	[ $? = 5 ] || fail "exit status not passed through"

@@ -19,11 +19,13 @@ leaf_chains() {
 	} END { print full + 0, total + 0 }' "$1"
 }
 
-# expect_chain WORKLOAD LEAF CHAIN_REGEX [ARGS...]
+# expect_chain WORKLOAD LEAF CHAIN_REGEX [ARGS...] (PROFILE_ARGS: more
+# profile options)
 expect_chain() {
 	local wl=$1 leaf=$2 re=$3
 	shift 3
-	timeout 60 "$SS" profile -v -F 999 -o out.folded -- "$wl" "$@" 2>err.txt ||
+	# shellcheck disable=SC2086 # PROFILE_ARGS: more options, split
+	timeout 60 "$SS" profile -v -F 999 ${PROFILE_ARGS:-} -o out.folded -- "$wl" "$@" 2>err.txt ||
 		fail "profile exited $?: $(cat err.txt)"
 	read -r full total < <(leaf_chains out.folded "$leaf" "$re")
 	[ "$total" -ge 20 ] || fail "only $total samples in $leaf: $(sort -t' ' -k2 -n out.folded | tail -3)"
@@ -112,4 +114,65 @@ test_every_stack_complete_in_many_small_functions() {
 	# name changes, are stackscope's copy's (its user stack unknown)
 	! grep -v '^demo;\[truncated\];_dl_runtime_resolve' out.folded | grep -q '^demo;.*\[truncated\]' ||
 		fail "truncated stacks: $(grep '^demo;.*\[truncated\]' out.folded | head -2 | cut -c1-200)"
+}
+
+# kernel_counts ERR: "KERNEL SNAPSHOTS FP_FRAMES" from the summary of an
+# --unwind kernel run
+kernel_counts() {
+	sed -n 's/.* \([0-9]*\) stacks unwound in the kernel, \([0-9]*\) from snapshots, \([0-9]*\) frames by frame pointer,.*/\1 \2 \3/p' "$1"
+}
+
+# expect_kernel_chain WORKLOAD LEAF CHAIN_REGEX [ARGS...]: the same
+# complete chains with --unwind kernel, some of the stacks unwound there
+expect_kernel_chain() {
+	PROFILE_ARGS="--unwind kernel ${PROFILE_ARGS:-}" expect_chain "$@"
+	read -r k s f < <(kernel_counts err.txt)
+	[ -n "$k" ] || fail "no in-kernel counts in the summary: $(tail -1 err.txt)"
+	[ "$k" -ge 1 ] || fail "no stack unwound in the kernel ($s from snapshots): $(grep in-kernel err.txt)"
+}
+
+test_kernel_unwinding_same_chains() {
+	# the frame-pointer-less workloads, libc's qsort, a library through
+	# its PLT, .debug_frame only, a signal frame: the chains of tables mode
+	expect_kernel_chain "$UW/chain.nofp" leaf "${START}parent;child;leaf( |;)" 2
+	expect_kernel_chain "$UW/qsort_cb" cmp_slow "${START}sort_many;(qsort|__qsort_r|qsort_r)[^ ]*;cmp_slow( |;)" 2
+	expect_kernel_chain "$UW/uselib" lib_work "${START}call_into_lib;lib_entry;lib_work( |;)" 2
+	expect_kernel_chain "$UW/chain.debugframe" leaf "main;parent;child;leaf( |;)" 2
+	expect_kernel_chain "$UW/sighandler" handler_work "${START}wait_here;([^;]*;)*(__restore_rt|\[signal\]);on_alarm;handler_work( |;)" 2
+}
+
+test_kernel_unwinding_deeper_than_the_store_falls_back() {
+	# 200 frames do not fit in a stored stack (127): copied and unwound
+	# here, the whole chain, each counted as a fallback
+	chain="${START}"
+	for _ in $(seq 200); do chain="${chain}descend;"; done
+	PROFILE_ARGS="--unwind kernel" expect_chain "$UW/recurse" bottom_spin "${chain}bottom_spin( |;)" 2 200
+	read -r k s f < <(kernel_counts err.txt)
+	deep=$(sed -n 's/.*table over capacity, \([0-9]*\) too deep;.*/\1/p' err.txt)
+	[ "${deep:-0}" -ge 20 ] || fail "deep stacks not counted as fallbacks: $(grep in-kernel err.txt)"
+	[ "$s" -ge "$deep" ] || fail "the summary's $s fallbacks leave out $deep deep stacks"
+}
+
+test_kernel_unwinding_process_started_later() {
+	# the launched shell forks the workload after the run began: its
+	# process is loaded on its first miss, later samples unwound in the
+	# kernel (the shell itself is on the CPU for far less than 20 samples)
+	PROFILE_ARGS="--unwind kernel" expect_chain sh leaf "^chain.nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;parent;child;leaf( |;)" -c "$UW/chain.nofp 2; true"
+	read -r k s f < <(kernel_counts err.txt)
+	[ "${k:-0}" -ge 20 ] || fail "$k stacks unwound in the kernel: $(grep in-kernel err.txt)"
+	loads=$(sed -n 's/.*; \([0-9]*\) loads,.*/\1/p' err.txt)
+	[ "${loads:-0}" -ge 1 ] || fail "no process loaded: $(grep in-kernel err.txt)"
+}
+
+test_kernel_unwinding_tiny_row_capacity() {
+	# libc's table cannot fit in 64 rows: stacks through it are copied
+	# and unwound here, complete, and the run says so
+	PROFILE_ARGS="--unwind kernel --unwind-rows 64" expect_chain "$UW/chain.nofp" leaf "${START}parent;child;leaf( |;)" 2
+	grep -q "did not fit in the 64 rows of --unwind-rows" err.txt || fail "no word of the full row array: $(cat err.txt)"
+	read -r k s f < <(kernel_counts err.txt)
+	cap=$(sed -n 's/.*pc outside its mappings, \([0-9]*\) table over capacity,.*/\1/p' err.txt)
+	[ "${cap:-0}" -ge 20 ] || fail "over-capacity fallbacks not counted: $(grep in-kernel err.txt)"
+	[ "$s" -ge "$cap" ] || fail "the summary's $s fallbacks leave out $cap over capacity"
+	"$SS" profile --unwind-rows 0 -d 1 2>err.txt && fail "accepted --unwind-rows 0"
+	grep -q 'unwind-rows 0' err.txt || fail "no message naming the bad capacity: $(cat err.txt)"
 }

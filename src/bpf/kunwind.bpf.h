@@ -1,0 +1,342 @@
+/* Unwinding a user stack inside the kernel with the binaries' unwind
+ * tables (unwind/table.h rows, loaded by unwind/kload.c; the layouts are
+ * bpf/kunwind.h): the same rules as the user-space unwinder
+ * (unwind/unwind.c) applied to the live stack, read word by word, so
+ * only the resulting pcs are stored (the `stacks` map), never a copy of
+ * the stack.
+ *
+ * The walk is one bpf_loop() over the frames (verified once, whatever
+ * the depth); each frame finds its mapping by a binary search over the
+ * process's sorted mappings (KUNWIND_MAP_STEPS) and its row by one over
+ * the binary's rows (KUNWIND_ROW_STEPS).  Where no table covers a pc
+ * (JIT code, a binary without call-frame information, a gap) the frame
+ * is stepped by frame pointer.  Where the process is not loaded, or a pc
+ * lies outside its loaded mappings, or a binary's table did not fit, the
+ * caller falls back to a snapshot (snapshot.bpf.h); the first two also
+ * tell user space through `kunwind_miss` which process to load.  So does
+ * a stack deeper than the stack store holds (STACK_MAX_DEPTH).
+ * Included once per BPF object, after stacks.bpf.h: defines the maps. */
+#ifndef STACKSCOPE_BPF_KUNWIND_BPF_H
+#define STACKSCOPE_BPF_KUNWIND_BPF_H
+#include "bpf/kunwind.h"
+#include "bpf/stacks.h"
+#include "bpf/helpers.bpf.h"
+
+/* unwind/table.h's struct unwind_row and rules (kload.c checks that they
+ * agree) */
+struct kunwind_row {
+	__u64 pc;
+	__s32 cfa_off;
+	__s16 bp_off;
+	__u8 cfa_rule;
+	__u8 bp_rule;
+};
+#define KU_CFA_SP 0
+#define KU_CFA_BP 1
+#define KU_CFA_PLT 2
+#define KU_CFA_SIGNAL 3
+#define KU_CFA_UNDEF 4
+#define KU_CFA_NONE 6
+#define KU_REG_AT_CFA 1
+#define KU_REG_UNDEF 2
+
+/* sym/symbolize.h's SYM_IP_SIGNAL: a signal trampoline's pc */
+#define KU_IP_SIGNAL (1ULL << 63)
+/* x86-64 ucontext offsets of the saved rbp, rsp, rip (unwind/unwind.c) */
+#define KU_UC_RBP (40 + 10 * 8)
+#define KU_UC_RSP (40 + 15 * 8)
+#define KU_UC_RIP (40 + 16 * 8)
+
+/* sized by user space at load (--unwind-rows, --unwind-procs) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KUNWIND_DEFAULT_ROWS);
+	__type(key, __u32);
+	__type(value, struct kunwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, KUNWIND_DEFAULT_PROCS);
+	__type(key, __u32);
+	__type(value, struct kunwind_proc);
+} unwind_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} kunwind_miss SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KSTAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} kunwind_stats SEC(".maps");
+
+enum { KW_RUN, KW_OK, KW_END, KW_TRUNC, KW_UNMAPPED, KW_CAPACITY, KW_DEEP };
+
+struct kunwind_walk {
+	__u64 ip, sp, bp;
+	struct stack_trace *st;
+	struct kunwind_proc *proc;
+	__u32 n;
+	__u32 exact;
+	__u32 result;
+	__u32 fp_frames;
+};
+
+static __always_inline void kunwind_stat_add(__u32 idx, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&kunwind_stats, &idx);
+
+	if (v)
+		*v += n;
+}
+
+/* A binary search, one step per bpf_loop() iteration (loops unrolled
+ * here would multiply the verifier's states): lo ends as the number of
+ * entries whose key is <= key. */
+struct kunwind_search {
+	struct kunwind_proc *proc;	/* mappings; NULL: rows */
+	__u64 key;
+	__u32 lo, hi;
+	__u32 failed;
+};
+
+static long kunwind_search_step(__u64 index, void *arg)
+{
+	struct kunwind_search *s = arg;
+	__u32 mid;
+	__u64 at;
+
+	if (s->lo >= s->hi)
+		return 1;
+	mid = s->lo + (s->hi - s->lo) / 2;
+	if (s->proc) {
+		at = s->proc->maps[mid & (KUNWIND_MAX_MAPS - 1)].start;
+	} else {
+		struct kunwind_row *r = bpf_map_lookup_elem(&unwind_rows, &mid);
+
+		if (!r) {
+			s->failed = 1;
+			return 1;
+		}
+		at = r->pc;
+	}
+	if (at <= s->key)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+/* The mapping covering pc, or NULL. */
+static __always_inline struct kunwind_map *kunwind_find_map(struct kunwind_proc *p, __u64 pc)
+{
+	struct kunwind_search s = { .proc = p, .key = pc, .hi = p->n };
+	struct kunwind_map *m;
+
+	if (s.hi > KUNWIND_MAX_MAPS)
+		s.hi = KUNWIND_MAX_MAPS;
+	bpf_loop(KUNWIND_MAP_STEPS, kunwind_search_step, &s, 0);
+	if (s.lo == 0 || s.lo < s.hi)
+		return NULL;
+	m = &p->maps[(s.lo - 1) & (KUNWIND_MAX_MAPS - 1)];
+	return pc < m->end ? m : NULL;
+}
+
+/* The row with the greatest pc <= vaddr in the mapping's binary, or NULL. */
+static __always_inline struct kunwind_row *kunwind_find_row(const struct kunwind_map *m,
+							     __u64 vaddr)
+{
+	struct kunwind_search s = { .key = vaddr, .lo = m->first, .hi = m->first + m->nrows };
+	__u32 idx;
+
+	bpf_loop(KUNWIND_ROW_STEPS, kunwind_search_step, &s, 0);
+	if (s.failed || s.lo == m->first || s.lo < s.hi)
+		return NULL;
+	idx = s.lo - 1;
+	return bpf_map_lookup_elem(&unwind_rows, &idx);
+}
+
+static __always_inline int kunwind_read(__u64 addr, __u64 *out)
+{
+	return bpf_probe_read_user(out, sizeof(*out), (const void *)addr) ? -1 : 0;
+}
+
+/* One frame by the frame-pointer chain. */
+static __always_inline __u32 kunwind_step_fp(struct kunwind_walk *w)
+{
+	__u64 saved[2];
+
+	if (w->bp == 0)
+		return KW_END;
+	if (w->bp < w->sp || bpf_probe_read_user(saved, sizeof(saved), (const void *)w->bp))
+		return KW_TRUNC;
+	w->fp_frames++;
+	w->sp = w->bp + 16;
+	w->bp = saved[0];
+	w->ip = saved[1];
+	return saved[1] ? KW_OK : KW_END;
+}
+
+/* One frame by its row (unwind.c's step_row()). */
+static __always_inline __u32 kunwind_step_row(struct kunwind_walk *w, const struct kunwind_row *row,
+					      __u64 vaddr)
+{
+	__u64 cfa, ra, bp;
+
+	switch (row->cfa_rule) {
+	case KU_CFA_SP:
+		cfa = w->sp + row->cfa_off;
+		break;
+	case KU_CFA_BP:
+		cfa = w->bp + row->cfa_off;
+		break;
+	case KU_CFA_PLT:
+		cfa = w->sp + row->cfa_off + ((vaddr & 15) >= (__u64)row->bp_off ? 8 : 0);
+		break;
+	case KU_CFA_SIGNAL:
+		if (kunwind_read(w->sp + KU_UC_RIP, &ra) || kunwind_read(w->sp + KU_UC_RBP, &bp) ||
+		    kunwind_read(w->sp + KU_UC_RSP, &cfa))
+			return KW_TRUNC;
+		w->ip = ra;
+		w->bp = bp;
+		w->sp = cfa;
+		w->exact = 1;
+		return ra ? KW_OK : KW_END;
+	case KU_CFA_UNDEF:
+		return KW_END;
+	default:
+		return KW_TRUNC;
+	}
+	if (cfa <= w->sp && row->cfa_rule != KU_CFA_BP)
+		return KW_TRUNC;
+	if (kunwind_read(cfa - 8, &ra))
+		return KW_TRUNC;
+	if (row->bp_rule == KU_REG_AT_CFA) {
+		__u64 slot = cfa + row->bp_off;
+
+		/* an epilogue after `pop %rbp`: the slot is below sp */
+		if (slot >= w->sp) {
+			if (kunwind_read(slot, &bp))
+				return KW_TRUNC;
+			w->bp = bp;
+		}
+	} else if (row->bp_rule == KU_REG_UNDEF) {
+		w->bp = 0;
+	}
+	w->sp = cfa;
+	w->ip = ra;
+	return ra ? KW_OK : KW_END;
+}
+
+static long kunwind_frame(__u64 index, void *arg)
+{
+	struct kunwind_walk *w = arg;
+	struct stack_trace *st = w->st;
+	struct kunwind_proc *p = w->proc;
+	struct kunwind_row *row = NULL;
+	struct kunwind_map *m;
+	__u64 pc, prev_sp = w->sp;
+	__u32 n = w->n, r;
+
+	if (n >= STACK_MAX_DEPTH) {
+		w->result = KW_DEEP;
+		return 1;
+	}
+	st->ips[n] = w->ip;
+	w->n = n + 1;
+	/* a return address is after the call: look up the call */
+	pc = w->exact ? w->ip : w->ip - 1;
+	w->exact = 0;
+	m = kunwind_find_map(p, pc);
+	if (!m) {
+		if (!(p->flags & KUNWIND_UNMAPPED_FP)) {
+			w->result = KW_UNMAPPED;
+			return 1;
+		}
+		r = kunwind_step_fp(w);
+	} else if (m->kind == KUNWIND_SNAPSHOT) {
+		w->result = KW_CAPACITY;
+		return 1;
+	} else {
+		if (m->kind == KUNWIND_TABLE)
+			row = kunwind_find_row(m, pc - m->bias);
+		if (row && row->cfa_rule == KU_CFA_NONE)
+			row = NULL;
+		if (row) {
+			if (row->cfa_rule == KU_CFA_SIGNAL)
+				st->ips[n] |= KU_IP_SIGNAL;
+			r = kunwind_step_row(w, row, pc - m->bias);
+		} else {
+			r = kunwind_step_fp(w);
+		}
+	}
+	if (r == KW_END) {
+		w->result = KW_END;
+		return 1;
+	}
+	/* the stack grows down: a caller's frame is above */
+	if (r == KW_TRUNC || (w->sp <= prev_sp && !w->exact)) {
+		w->result = KW_TRUNC;
+		return 1;
+	}
+	return 0;
+}
+
+static __always_inline void kunwind_tell(__u32 pid, __u64 gen, __u32 reason, __u64 pc)
+{
+	struct kunwind_miss rec = { .pid = pid, .reason = reason, .gen = gen, .pc = pc };
+
+	/* the first of a burst wakes the reader: loading soon is what
+	 * ends the burst */
+	if (bpf_ringbuf_output(&kunwind_miss, &rec, sizeof(rec),
+			       bpf_ringbuf_query(&kunwind_miss, BPF_RB_AVAIL_DATA) ? BPF_RB_NO_WAKEUP
+										   : BPF_RB_FORCE_WAKEUP))
+		kunwind_stat_add(KSTAT_MISS_LOST, 1);
+}
+
+/* Unwinds the user stack of process pid (address space gen) from the
+ * user registers ip, sp, bp and stores it in `store` (a stack store);
+ * 0 with its handle in *handle, or 1 when it must go the snapshot way
+ * instead (the reason counted, user space told what to load). */
+static __always_inline int kunwind_record(void *store, __u32 pid, __u64 gen, __u64 ip, __u64 sp,
+					  __u64 bp, __u64 *handle)
+{
+	struct kunwind_proc *p = bpf_map_lookup_elem(&unwind_procs, &pid);
+	struct kunwind_walk w = { .ip = ip, .sp = sp, .bp = bp, .exact = 1 };
+	__u32 zero = 0;
+
+	if (!p || p->gen != gen) {
+		kunwind_stat_add(KSTAT_NO_PROC, 1);
+		kunwind_tell(pid, gen, KSTAT_NO_PROC, ip);
+		return 1;
+	}
+	w.st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!w.st)
+		return 1;
+	w.proc = p;
+	bpf_loop(STACK_MAX_DEPTH + 1, kunwind_frame, &w, 0);
+	if (w.result == KW_UNMAPPED) {
+		kunwind_stat_add(KSTAT_UNMAPPED, 1);
+		kunwind_tell(pid, gen, KSTAT_UNMAPPED, w.ip);
+		return 1;
+	}
+	if (w.result == KW_CAPACITY || w.result == KW_DEEP || w.result == KW_RUN) {
+		kunwind_stat_add(w.result == KW_CAPACITY ? KSTAT_CAPACITY : KSTAT_DEEP, 1);
+		return 1;
+	}
+	w.st->nr = w.n;
+	w.st->flags = w.result == KW_END ? 0 : STACK_F_TRUNCATED;
+	kunwind_stat_add(KSTAT_STACKS, 1);
+	kunwind_stat_add(KSTAT_FRAMES, w.n);
+	kunwind_stat_add(KSTAT_FP_FRAMES, w.fp_frames);
+	if (w.result != KW_END)
+		kunwind_stat_add(KSTAT_TRUNCATED, 1);
+	*handle = store_stack_in(store, w.st);
+	return 0;
+}
+
+#endif

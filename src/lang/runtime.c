@@ -17,6 +17,7 @@
 #include "sym/ksyms.h"
 #include "sym/proctab.h"
 #include "sym/symbolize.h"
+#include "sym/elfsyms.h"
 #include "sym/symcache.h"
 #include "syscall/table.h"
 
@@ -124,7 +125,8 @@ static struct symbolizer *get_symbolizer(struct rt *rt)
 {
 	if (!rt->sym && !rt->proctab) {
 		rt->proctab = proctab_new();
-		rt->symcache = symcache_new();
+		if (!rt->symcache)
+			rt->symcache = symcache_new();
 		if (rt->proctab && rt->symcache)
 			rt->sym = symbolizer_new(rt->proctab, rt->symcache, get_ksyms(rt), 0);
 	}
@@ -140,6 +142,24 @@ static int user_frames(struct rt *rt, uint32_t pid, uint64_t gen, const uint64_t
 	if (rt->sp)
 		return stackpipe_symbolize_user(rt->sp, pid, gen, ips, n, out);
 	return get_symbolizer(rt) ? symbolize_user(rt->sym, pid, gen, ips, n, out) : 0;
+}
+
+/* A user frame's distance from its symbol's start, as bpftrace prints
+ * it: a return address (ret) is named by the byte before it, the offset
+ * is the return address's own. */
+static uint64_t user_sym_off(struct rt *rt, const struct frame *f, bool ret)
+{
+	const struct elfsyms *es;
+	uint64_t off = 0;
+
+	if (!f->module || !f->module->path || f->module->path[0] != '/')
+		return 0;
+	if (!rt->symcache && !(rt->symcache = symcache_new()))
+		return 0;
+	es = symcache_get(rt->symcache, f->module->path, NULL, NULL);
+	if (!es || !elfsyms_lookup(es, f->offset, &off))
+		return 0;
+	return off + (ret ? 1 : 0);
 }
 
 /* A stack unwound here (ustack without fp), by id (-1: the record's). */
@@ -166,8 +186,10 @@ static void decode_ustack_snap(struct rt *rt, const struct lang_rec_stack *st, s
 		if (got == (int)n) {
 			const struct frame *f = &out[got - 1 - i];
 
-			if (f->name && f->name[0] != '[')
+			if (f->name && f->name[0] != '[') {
 				fr[i].name = f->name;
+				fr[i].offset = user_sym_off(rt, f, i > 0);
+			}
 			fr[i].module = f->module ? f->module->path : NULL;
 		}
 	}
@@ -218,8 +240,10 @@ static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 		for (int i = 0; got == (int)n && i < got; i++) {
 			const struct frame *f = &out[got - 1 - i];
 
-			if (f->name && f->name[0] != '[')
+			if (f->name && f->name[0] != '[') {
 				fr[i].name = f->name;
+				fr[i].offset = user_sym_off(rt, f, i > 0);
+			}
 			fr[i].module = f->module ? f->module->path : NULL;
 		}
 	}

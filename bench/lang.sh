@@ -11,6 +11,12 @@
 #             while a workload makes BENCH_CALLS getppid() calls (default
 #             1000000): the workload's wall time traced minus untraced,
 #             divided by the calls (target: no more than bpftrace's)
+#   ustack    `tracepoint:raw_syscalls:sys_enter /comm == "sysc_wl"/
+#             { @[ustack] = count(); }` the same way over BENCH_USTACK_CALLS
+#             calls (default 200000): stackscope's default (a snapshot of
+#             the user stack unwound in user space), stackscope's
+#             ustack(fp) (the kernel's frame-pointer walk, as bpftrace's)
+#             and bpftrace's ustack; ratios to bpftrace's
 #
 #   BENCH_REPS=5 BENCH_CALLS=1000000 bench/lang.sh build
 #
@@ -28,13 +34,15 @@ bench_tools bpftrace
 [ -n "$BPFTRACE" ] || exit 0
 REPS=${BENCH_REPS:-5}
 CALLS=${BENCH_CALLS:-1000000}
+UCALLS=${BENCH_USTACK_CALLS:-200000}
 ulimit -l unlimited 2>/dev/null || true
 bench_mount_tracefs bpftrace
 
-run_job python3 - "$SS" "$BPFTRACE" "$WL" "$REPS" "$CALLS" "$tmp" <<'EOF'
+run_job python3 - "$SS" "$BPFTRACE" "$WL" "$REPS" "$CALLS" "$tmp" "$UCALLS" <<'EOF'
 import os, signal, statistics, subprocess, sys, time
 
 ss, bt, wl, reps, calls, tmp = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+ucalls = int(sys.argv[7])
 tools = [("stackscope", [ss, "-q", "-e"], [ss, "-e"]), ("bpftrace", [bt, "-e"], ["stdbuf", "-oL", bt, "-e"])]
 
 def startup(argv):
@@ -68,14 +76,14 @@ def until_attached(argv, marker, stream):
         p.communicate()
     return t
 
-def workload():
+def workload(n=None):
     d = os.path.join(tmp, "wl")
     os.makedirs(d, exist_ok=True)
     t0 = time.monotonic()
-    subprocess.run([wl, d, str(calls)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run([wl, d, str(n or calls)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     return time.monotonic() - t0
 
-def traced(argv, marker, stream):
+def traced(argv, marker, stream, n=None):
     p = subprocess.Popen(argv, stdout=subprocess.PIPE if stream == "out" else subprocess.DEVNULL,
                          stderr=subprocess.PIPE if stream == "err" else subprocess.DEVNULL, text=True)
     f = p.stdout if stream == "out" else p.stderr
@@ -84,7 +92,7 @@ def traced(argv, marker, stream):
         if marker in line:
             ok = True
             break
-    t = workload() if ok else None
+    t = workload(n) if ok else None
     p.send_signal(signal.SIGINT)
     try:
         p.communicate(timeout=30)
@@ -117,6 +125,20 @@ for r in range(reps):
 
 b = med(base)
 print(f"untraced workload: {calls} getppid() calls, median {b * 1000:.0f} ms over {reps} runs")
+
+# user stacks: the snapshot (stackscope's default), the frame-pointer walk
+# (stackscope's ustack(fp)), bpftrace's ustack (frame pointers)
+uprog = 'tracepoint:raw_syscalls:sys_enter /comm == "sysc_wl"/ { @[%s] = count(); }'
+ukinds = [("stackscope ustack", [ss, "-e", uprog % "ustack"], "Attached", "err"),
+          ("stackscope ustack(fp)", [ss, "-e", uprog % "ustack(fp)"], "Attached", "err"),
+          ("bpftrace ustack", ["stdbuf", "-oL", bt, "-e", uprog % "ustack"], "Attaching", "out")]
+ures = {k[0]: [] for k in ukinds}
+ubase = []
+for r in range(reps):
+    ubase.append(workload(ucalls))
+    for name, argv, marker, stream in (ukinds if r % 2 == 0 else list(reversed(ukinds))):
+        ures[name].append(traced(argv, marker, stream, ucalls))
+
 print(f"{'':24}{'stackscope':>14}{'bpftrace':>14}{'ratio':>9}")
 def row(label, key, scale, unit, fmt="{:.1f}"):
     s, p = med(res["stackscope"][key]), med(res["bpftrace"][key])
@@ -129,6 +151,12 @@ for name in res:
     res[name]["cost"] = [(t - b) / calls if t is not None else None for t in res[name]["event"]]
 print("traced workload runs (s):", {n: res[n]["event"] for n in res}, file=sys.stderr) if os.environ.get("BENCH_DEBUG") else None
 s_ev, p_ev = row("per event (sys_enter)", "cost", 1e9, "ns", "{:.0f}")
+ub = med(ubase)
+ucost = {n: med([(t - ub) / ucalls if t is not None else None for t in ures[n]]) for n in ures}
+print(f"per event with @[ustack] = count() over {ucalls} getppid() calls (untraced {ub * 1000:.0f} ms):")
+for n in ures:
+    bt_cost = ucost["bpftrace ustack"]
+    print(f"  {n:24}{ucost[n] * 1e9:>10.0f} ns{ucost[n] / bt_cost if bt_cost else float('nan'):>9.3f}")
 print("targets: start-up <= 1/10 of bpftrace and <= 20 ms: %s; RSS <= 1/5: %s; per event <= bpftrace: %s" % (
     "met" if s_start <= p_start / 10 and s_start <= 0.020 else "NOT met",
     "met" if s_rss <= p_rss / 5 else "NOT met",

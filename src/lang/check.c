@@ -352,9 +352,12 @@ static void check_arg(struct checker *c, const struct lang_node *call, struct la
 		return;
 	case LANG_A_STACKMODE:
 		if (a->kind == LANG_N_IDENT) {
+			bool fp = !strcmp(call->name, "ustack") && !strcmp(a->name, "fp");
+
 			if (strcmp(a->name, "bpftrace") && strcmp(a->name, "perf") &&
-			    strcmp(a->name, "raw"))
-				err(c, a->pos, "unknown stack mode '%s' (bpftrace, perf or raw)", a->name);
+			    strcmp(a->name, "raw") && !fp)
+				err(c, a->pos, "unknown stack mode '%s' (bpftrace, perf or raw%s)", a->name,
+				    !strcmp(call->name, "ustack") ? "; fp: frame pointers" : "");
 			return;
 		}
 		check_arg(c, call, a, LANG_A_INTLIT, i);

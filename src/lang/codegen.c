@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lang/codegen.h"
@@ -328,6 +329,115 @@ static const struct lang_config *config_find(const struct lang_prog *p, const ch
 	return NULL;
 }
 
+/* ---- table-unwound user stacks ---------------------------------------
+ * `ustack` without the fp mode is not taken by the kernel: a record
+ * carries the user registers and a copy of the stack top, and the
+ * runtime unwinds it with the binary's tables.  A map keyed by one is
+ * aggregated by the runtime (LANG_CGS_UAGG records); which maps those are
+ * is settled over the whole program here, following $variables that hold
+ * such a stack. */
+
+#define SNAP_MAX_VARS 64
+#define SNAP_REC_MAX 4096	/* the record before the snapshot, at most */
+/* x86-64 struct pt_regs: where bp, ip and sp are, and its size */
+#define PTREGS_BP 32
+#define PTREGS_IP 128
+#define PTREGS_SP 152
+#define PTREGS_SIZE 168
+
+struct snap_scan {
+	const char *vars[SNAP_MAX_VARS];
+	size_t nvars;
+	bool changed;
+	bool report;		/* the last pass: errors said */
+};
+
+static bool is_snap_ustack(const struct lang_node *n)
+{
+	if ((n->kind != LANG_N_BUILTIN && n->kind != LANG_N_CALL) || strcmp(n->name, "ustack"))
+		return false;
+	for (size_t i = 0; i < n->n; i++)
+		if (n->list[i]->kind == LANG_N_IDENT && !strcmp(n->list[i]->name, "fp"))
+			return false;
+	return true;
+}
+
+static bool snap_expr(const struct snap_scan *sc, const struct lang_node *n)
+{
+	if (!n)
+		return false;
+	if (is_snap_ustack(n))
+		return true;
+	if (n->kind == LANG_N_VAR) {
+		for (size_t i = 0; i < sc->nvars; i++)
+			if (!strcmp(sc->vars[i], n->name))
+				return true;
+		return false;
+	}
+	if (n->kind == LANG_N_TUPLE) {
+		for (size_t i = 0; i < n->n; i++)
+			if (snap_expr(sc, n->list[i]))
+				return true;
+	}
+	return false;
+}
+
+/* Marks the maps keyed by a table-unwound ustack; an error where such a
+ * stack would be stored as a map's value. */
+static void snap_walk(struct lang_cg *cg, struct snap_scan *sc, const struct lang_node *n)
+{
+	if (!n)
+		return;
+	if (is_snap_ustack(n))
+		cg->snap_used = true;
+	if (n->kind == LANG_N_ASSIGN && n->a && n->a->kind == LANG_N_VAR && snap_expr(sc, n->b) &&
+	    !snap_expr(sc, n->a) && sc->nvars < SNAP_MAX_VARS) {
+		sc->vars[sc->nvars++] = n->a->name;
+		sc->changed = true;
+	}
+	if (sc->report && n->kind == LANG_N_ASSIGN && n->a && n->a->kind == LANG_N_MAP &&
+	    snap_expr(sc, n->b))
+		lang_errorf(cg->prog, n->b->pos, "a ustack unwound in user space cannot be a map's "
+			    "value (only a key); use ustack(fp)");
+	if (n->kind == LANG_N_MAP) {
+		for (size_t i = 0; i < n->n; i++)
+			if (snap_expr(sc, n->list[i]))
+				for (size_t k = 0; k < cg->nmaps; k++)
+					if (cg->maps[k].role == LANG_CGM_USER &&
+					    !strcmp(cg->maps[k].m->name, n->name) && !cg->maps[k].uagg) {
+						cg->maps[k].uagg = true;
+						sc->changed = true;
+					}
+	}
+	snap_walk(cg, sc, n->a);
+	snap_walk(cg, sc, n->b);
+	snap_walk(cg, sc, n->c);
+	for (size_t i = 0; i < n->n; i++)
+		snap_walk(cg, sc, n->list[i]);
+}
+
+static void snap_scan(struct lang_cg *cg)
+{
+	struct snap_scan sc = { .nvars = 0 };
+
+	for (int pass = 0; pass < 2 * SNAP_MAX_VARS; pass++) {
+		sc.changed = false;
+		for (const struct lang_probe *p = cg->prog->probes; p; p = p->next) {
+			snap_walk(cg, &sc, p->pred);
+			snap_walk(cg, &sc, p->body);
+		}
+		if (!sc.changed)
+			break;
+	}
+	sc.report = true;
+	for (const struct lang_probe *p = cg->prog->probes; p; p = p->next)
+		snap_walk(cg, &sc, p->body);
+	/* the BPF map of a runtime-aggregated map is never written */
+	for (size_t k = 0; k < cg->nmaps; k++)
+		if (cg->maps[k].uagg)
+			cg->maps[k].max_entries = 1;
+}
+
 struct lang_cg *lang_cg_new(struct lang_prog *prog, const struct lang_cg_opts *o)
 {
 	struct lang_cg *cg = calloc(1, sizeof(*cg));
@@ -445,6 +555,9 @@ struct lang_cg *lang_cg_new(struct lang_prog *prog, const struct lang_cg_opts *o
 			nuser += cg->maps[i].role == LANG_CGM_USER;
 		cg->maps[cg->full].max_entries = nuser ? (uint32_t)cg->nmaps : 1;
 	}
+	snap_scan(cg);
+	if (cg->snap_used && !o->ringbuf_size && !config_find(prog, "perf_rb_pages"))
+		cg->o.ringbuf_size = LANG_CG_SNAP_RINGBUF_SIZE;
 	if (prog->nerrors > errs) {
 		lang_cg_free(cg);
 		return NULL;
@@ -787,8 +900,21 @@ stack: {
 
 			if (a->kind == LANG_N_IDENT)
 				mode = !strcmp(a->name, "perf") ? 1 : !strcmp(a->name, "raw") ? 2 : 0;
+			/* ustack(fp): the kernel's frame-pointer walk, printed as bpftrace */
 			else
 				depth = (int)lit_int(g->cg, a);
+		}
+		if (user && is_snap_ustack(n)) {
+			/* unwound by the runtime from the record's snapshot:
+			 * a placeholder (id -1) the runtime fills */
+			push_tmp(g, sizeof(struct lang_rec_stack), n->pos, false);
+			d = vreg(g, vtop(g), BPF_REG_1);
+			E(I_ST(BPF_DW, d, 0, -1));
+			E(I_ST(BPF_W, d, 8, 0));
+			E(I_ST(BPF_B, d, 12, 1));
+			E(I_ST(BPF_B, d, 13, mode | LANG_STACK_SNAP));
+			E(I_ST(BPF_H, d, 14, depth));
+			return;
 		}
 		if (g->cg->stacks < 0) {
 			g->cg->stacks = add_map(g->cg, &(struct lang_cg_map){ .role = LANG_CGM_STACKS,
@@ -850,6 +976,14 @@ static void gen_key(struct gen *g, const struct lang_node *n, const struct lang_
 	tmp_ptr(g, BPF_REG_2, off);
 }
 
+/* A map keyed by a table-unwound ustack lives in the runtime. */
+static void uagg_refuse(struct gen *g, const struct lang_node *n)
+{
+	gerr(g, n->pos, "%s is keyed by a ustack unwound in user space and aggregated there: "
+	     "a probe can print, count and aggregate it but not read it back; "
+	     "key it by ustack(fp) to read its values", n->name);
+}
+
 /* A map lookup of n's key: r0 = the value or NULL.  Returns the map. */
 static const struct lang_cg_map *gen_lookup(struct gen *g, const struct lang_node *n)
 {
@@ -870,6 +1004,13 @@ static void gen_map_read(struct gen *g, const struct lang_node *n)
 {
 	const struct lang_cg_map *m;
 	int d, none = insn_label(g->b), done = insn_label(g->b);
+	int mi = map_index(g, n->name);
+
+	if (mi >= 0 && g->cg->maps[mi].uagg) {
+		uagg_refuse(g, n);
+		push_const(g, n->pos, 0);
+		return;
+	}
 
 	if (is_int(n->type.kind)) {
 		m = gen_lookup(g, n);
@@ -1204,6 +1345,158 @@ static void rec_send(struct gen *g, uint32_t off, uint32_t size)
 	insn_bind(g->b, ok);
 }
 
+/* Sends the record at temporary off (size bytes) followed by a snapshot
+ * of the interrupted user context (rec.h: struct lang_rec_snap, then the
+ * stack bytes from the user sp up, page by page until LANG_SNAP_BYTES or
+ * the first page that cannot be read), built in the program's snapshot
+ * buffer.  The user registers are those saved at the kernel's entry
+ * (task_pt_regs), the same in every probe type: a uprobe's trap, a
+ * profile tick's interrupt from user mode, a tracepoint's system call.
+ * A refusal of the ring buffer is counted in `lost`. */
+static void snap_send(struct gen *g, uint32_t off, uint32_t size, struct lang_pos pos)
+{
+	const uint32_t H = (size + 7) & ~7u, D = H + sizeof(struct lang_rec_snap);
+	const int32_t want = LANG_SNAP_BYTES, page = LANG_SNAP_PAGE;
+	int lost = insn_label(g->b), copied = insn_label(g->b), end = insn_label(g->b);
+	uint32_t koff;
+	int db, dc, dn, r;
+
+	if (g->p->snap < 0 || H > SNAP_REC_MAX) {
+		gerr(g, pos, "this record is too large to carry a user stack (%u bytes, at most %u)",
+		     size, SNAP_REC_MAX);
+		return;
+	}
+	koff = tmp_alloc(g, 8, pos);
+	db = vpush(g, pos);	/* the buffer */
+	dc = vpush(g, pos);	/* bytes copied */
+	dn = vpush(g, pos);	/* this page's bytes */
+	tmp_ptr(g, BPF_REG_2, koff);
+	E(I_ST(BPF_DW, BPF_REG_2, 0, 0));
+	ld_map(g, BPF_REG_1, g->p->snap);
+	E(I_CALL(BPF_FUNC_map_lookup_elem));
+	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, lost);
+	vset(g, db, BPF_REG_0);
+	/* the record */
+	E(I_MOV64_REG(BPF_REG_1, BPF_REG_0));
+	tmp_ptr(g, BPF_REG_2, off);
+	emit_copy(g, BPF_REG_1, 0, BPF_REG_2, 0, H);
+	/* the user registers: pt_regs read into the data area, then picked */
+	E(I_CALL(BPF_FUNC_get_current_task_btf));
+	E(I_MOV64_REG(BPF_REG_1, BPF_REG_0));
+	E(I_CALL(BPF_FUNC_task_pt_regs));
+	E(I_MOV64_REG(BPF_REG_3, BPF_REG_0));
+	r = vreg(g, db, BPF_REG_1);
+	E(I_MOV64_REG(BPF_REG_1, r));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, (int32_t)D));
+	E(I_MOV64_IMM(BPF_REG_2, PTREGS_SIZE));
+	E(I_CALL(BPF_FUNC_probe_read_kernel));
+	r = vreg(g, db, BPF_REG_1);
+	E(I_LDX(BPF_DW, BPF_REG_2, r, (int16_t)(D + PTREGS_IP)));
+	E(I_STX(BPF_DW, r, BPF_REG_2, (int16_t)(H + offsetof(struct lang_rec_snap, ip))));
+	E(I_LDX(BPF_DW, BPF_REG_2, r, (int16_t)(D + PTREGS_SP)));
+	E(I_STX(BPF_DW, r, BPF_REG_2, (int16_t)(H + offsetof(struct lang_rec_snap, sp))));
+	E(I_LDX(BPF_DW, BPF_REG_2, r, (int16_t)(D + PTREGS_BP)));
+	E(I_STX(BPF_DW, r, BPF_REG_2, (int16_t)(H + offsetof(struct lang_rec_snap, bp))));
+	E(I_CALL(BPF_FUNC_ktime_get_ns));
+	r = vreg(g, db, BPF_REG_1);
+	E(I_STX(BPF_DW, r, BPF_REG_0, (int16_t)(H + offsetof(struct lang_rec_snap, time))));
+	E(I_CALL(BPF_FUNC_get_current_pid_tgid));
+	r = vreg(g, db, BPF_REG_1);
+	E(I_STX(BPF_W, r, BPF_REG_0, (int16_t)(H + offsetof(struct lang_rec_snap, tid))));
+	E(I_ALU64_IMM(BPF_RSH, BPF_REG_0, 32));
+	E(I_STX(BPF_W, r, BPF_REG_0, (int16_t)(H + offsetof(struct lang_rec_snap, pid))));
+	E(I_ST(BPF_DW, r, (int16_t)(H + offsetof(struct lang_rec_snap, size)), 0));
+	E(I_MOV64_IMM(BPF_REG_0, 0));
+	vset(g, dc, BPF_REG_0);
+	/* the stack, a page at a time (the first to the sp's page end): a
+	 * read across the stack mapping's end would fail as a whole */
+	for (int i = 0; i <= want / page; i++) {
+		int le = insn_label(g->b);
+
+		r = vreg(g, db, BPF_REG_1);
+		E(I_LDX(BPF_DW, BPF_REG_3, r, (int16_t)(H + offsetof(struct lang_rec_snap, sp))));
+		if (i == 0) {
+			E(I_MOV64_REG(BPF_REG_2, BPF_REG_3));
+			E(I_ALU64_IMM(BPF_AND, BPF_REG_2, page - 1));
+			E(I_MOV64_IMM(BPF_REG_4, page));
+			E(I_ALU64_REG(BPF_SUB, BPF_REG_4, BPF_REG_2));
+		} else {
+			E(I_MOV64_IMM(BPF_REG_4, page));
+		}
+		r = vreg(g, dc, BPF_REG_5);
+		E(I_MOV64_IMM(BPF_REG_2, want));
+		E(I_ALU64_REG(BPF_SUB, BPF_REG_2, r));
+		insn_jmp_reg(g->b, BPF_JLE, BPF_REG_2, BPF_REG_4, le);
+		E(I_MOV64_REG(BPF_REG_2, BPF_REG_4));
+		insn_bind(g->b, le);
+		insn_jmp_imm(g->b, BPF_JGT, BPF_REG_2, page, copied);
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_2, 0, copied);
+		vset(g, dn, BPF_REG_2);
+		r = vreg(g, dc, BPF_REG_5);
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_3, r));
+		E(I_MOV64_REG(BPF_REG_0, r));
+		r = vreg(g, db, BPF_REG_1);
+		E(I_MOV64_REG(BPF_REG_1, r));
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, (int32_t)D));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_0));
+		E(I_CALL(BPF_FUNC_probe_read_user));
+		insn_jmp_imm(g->b, BPF_JNE, BPF_REG_0, 0, copied);
+		r = vreg(g, dn, BPF_REG_2);
+		E(I_MOV64_REG(BPF_REG_2, r));
+		E(I_ALU64_IMM(BPF_AND, BPF_REG_2, 2 * page - 1));
+		r = vreg(g, dc, BPF_REG_5);
+		E(I_MOV64_REG(BPF_REG_0, r));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_2));
+		vset(g, dc, BPF_REG_0);
+		insn_jmp_imm(g->b, BPF_JGE, BPF_REG_0, want, copied);
+	}
+	insn_bind(g->b, copied);
+	r = vreg(g, dc, BPF_REG_2);
+	E(I_MOV64_REG(BPF_REG_2, r));
+	{
+		int le = insn_label(g->b);
+
+		insn_jmp_imm(g->b, BPF_JLE, BPF_REG_2, want, le);
+		E(I_MOV64_IMM(BPF_REG_2, want));
+		insn_bind(g->b, le);
+	}
+	r = vreg(g, db, BPF_REG_1);
+	E(I_STX(BPF_W, r, BPF_REG_2, (int16_t)(H + offsetof(struct lang_rec_snap, size))));
+	E(I_MOV64_REG(BPF_REG_3, BPF_REG_2));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)D));
+	r = vreg(g, db, BPF_REG_2);
+	E(I_MOV64_REG(BPF_REG_2, r));
+	ld_map(g, BPF_REG_1, g->cg->ringbuf);
+	E(I_MOV64_IMM(BPF_REG_4, 0));
+	E(I_CALL(BPF_FUNC_ringbuf_output));
+	insn_jmp_imm(g->b, BPF_JSGE, BPF_REG_0, 0, end);
+	insn_bind(g->b, lost);
+	/* lost[prog]++ : the key in the record's header (its prog field) */
+	ld_map(g, BPF_REG_1, g->cg->lost);
+	tmp_ptr(g, BPF_REG_2, off + 4);
+	E(I_CALL(BPF_FUNC_map_lookup_elem));
+	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, end);
+	E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+	E(I_STX(BPF_DW, BPF_REG_0, BPF_REG_1, 0));
+	insn_bind(g->b, end);
+	vpop(g);
+	vpop(g);
+	vpop(g);
+}
+
+/* Does a value of type t hold a stack (a record with one carries a
+ * snapshot when the program has table-unwound user stacks)? */
+static bool type_has_stack(const struct lang_type *t)
+{
+	if (t->kind == LANG_K_STACK)
+		return true;
+	for (size_t i = 0; t->kind == LANG_K_TUPLE && i < t->nelems; i++)
+		if (type_has_stack(&t->elems[i]))
+			return true;
+	return false;
+}
+
 /* Evaluates args[first..] into a record for a new site of kind. */
 static void gen_record(struct gen *g, const struct lang_node *call, enum lang_cg_site_kind kind,
 		       size_t first, const char *fmt, size_t fmtlen, int map, uint32_t top,
@@ -1262,6 +1555,17 @@ static void gen_record(struct gen *g, const struct lang_node *call, enum lang_cg
 			emit_copy(g, BPF_REG_1, (int32_t)ar->off, r, 0,
 				  lang_cg_size(g->cg, &a->type));
 		vpop(g);
+	}
+	if (g->cg->snap_used) {
+		bool stack = false;
+
+		for (size_t i = 0; i < nargs; i++)
+			stack = stack || type_has_stack(&call->list[first + i]->type);
+		if (stack) {
+			g->cg->sites[site].snap = true;
+			snap_send(g, off, size, call->pos);
+			return;
+		}
 	}
 	rec_send(g, off, size);
 }
@@ -1721,6 +2025,45 @@ unsigned lang_cg_lhist_index(int64_t v, int64_t min, int64_t max, int64_t step)
 	return (unsigned)((v - min) / step + 1);
 }
 
+/* @m[k...] op= the value on the stack top (popped), for a map the
+ * runtime aggregates: a LANG_CGS_UAGG record {key, operand} + snapshot. */
+static void uagg_send(struct gen *g, const struct lang_node *lhs, const struct lang_cg_map *m,
+		      int mi, struct lang_pos pos)
+{
+	struct lang_cg_site s = { .kind = LANG_CGS_UAGG, .pos = pos, .map = mi, .snap = true };
+	uint32_t ks = m->key_size, size = sizeof(struct lang_rec_hdr) + ks + 8, off, koff;
+	int site, r;
+
+	s.args = calloc(2, sizeof(*s.args));
+	if (!s.args) {
+		gerr(g, pos, "out of memory");
+		vpop(g);
+		return;
+	}
+	s.nargs = 2;
+	s.args[0] = (struct lang_cg_arg){ .type = m->key, .off = sizeof(struct lang_rec_hdr),
+					  .site = -1 };
+	s.args[1] = (struct lang_cg_arg){ .type = { .kind = LANG_K_INT },
+					  .off = sizeof(struct lang_rec_hdr) + ks, .site = -1 };
+	s.size = size;
+	site = new_site(g, &s);
+	if (site < 0) {
+		free(s.args);
+		vpop(g);
+		return;
+	}
+	koff = key_tmp(g, lhs, m);
+	off = rec_begin(g, site, size, pos);
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, (int32_t)sizeof(struct lang_rec_hdr)));
+	tmp_ptr(g, BPF_REG_2, koff);
+	emit_copy(g, BPF_REG_1, 0, BPF_REG_2, 0, ks);
+	tmp_ptr(g, BPF_REG_1, off);
+	r = vreg(g, vtop(g), BPF_REG_2);
+	E(I_STX(BPF_DW, BPF_REG_1, r, (int16_t)(sizeof(struct lang_rec_hdr) + ks)));
+	vpop(g);
+	snap_send(g, off, size, pos);
+}
+
 /* @m[k] = aggregation(...) */
 static void gen_agg(struct gen *g, const struct lang_node *lhs, const struct lang_node *call)
 {
@@ -1741,6 +2084,10 @@ static void gen_agg(struct gen *g, const struct lang_node *lhs, const struct lan
 		push_const(g, call->pos, 1);
 	else
 		gen_expr(g, call->list[0]);
+	if (m->uagg && k != LANG_K_HIST && k != LANG_K_LHIST) {
+		uagg_send(g, lhs, m, mi, call->pos);
+		return;
+	}
 	if (k == LANG_K_HIST || k == LANG_K_LHIST) {
 		d = vtop(g);
 		r = vreg(g, d, BPF_REG_1);
@@ -1767,6 +2114,10 @@ static void gen_agg(struct gen *g, const struct lang_node *lhs, const struct lan
 			insn_bind(g->b, end);
 		}
 		vset(g, d, r);
+		if (m->uagg) {
+			uagg_send(g, lhs, m, mi, call->pos);
+			return;
+		}
 	}
 	koff = key_tmp(g, lhs, m);
 	ld_map(g, BPF_REG_1, mi);
@@ -1870,6 +2221,15 @@ static void map_store_top(struct gen *g, const struct lang_node *lhs, int op, bo
 	}
 	m = &g->cg->maps[mi];
 	size = m->value_size;
+	if (m->uagg) {
+		if (op != LANG_TOK_ASSIGN || !is_int(m->m->value.kind)) {
+			uagg_refuse(g, lhs);
+			vpop(g);
+			return;
+		}
+		uagg_send(g, lhs, m, mi, lhs->pos);
+		return;
+	}
 	if (op != LANG_TOK_ASSIGN) {
 		/* read, combine, write back */
 		gen_map_read(g, lhs);
@@ -2058,6 +2418,10 @@ static void gen_call_stmt(struct gen *g, const struct lang_node *n)
 		}
 		if (mi < 0) {
 			gerr(g, n->pos, "%s: no such map", m->name);
+			return;
+		}
+		if (g->cg->maps[mi].uagg) {
+			uagg_refuse(g, m);
 			return;
 		}
 		gen_key(g, &ref, &g->cg->maps[mi]);
@@ -2285,6 +2649,18 @@ int lang_cg_gen(struct lang_cg *cg, const struct lang_probe *p, const struct lan
 	np->point = pt;
 	np->type = pt->type;
 	np->scratch = sc;
+	np->snap = -1;
+	if (cg->snap_used) {
+		int sm = add_map(cg, &(struct lang_cg_map){ .role = LANG_CGM_SNAP,
+			.type = BPF_MAP_TYPE_PERCPU_ARRAY, .key_size = 4, .max_entries = 1,
+			.value_size = SNAP_REC_MAX + sizeof(struct lang_rec_snap) + LANG_SNAP_BYTES +
+				      LANG_SNAP_PAGE });
+
+		if (sm < 0)
+			return -1;
+		snprintf(cg->maps[sm].name, sizeof(cg->maps[sm].name), "snap%d", pidx);
+		np->snap = sm;
+	}
 	snprintf(np->name, sizeof(np->name), "p%d", pidx);
 	g->p = np;
 	g->pidx = pidx;

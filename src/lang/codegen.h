@@ -32,6 +32,7 @@
 #define LANG_CG_MAX_STRLEN 1024		/* max_strlen's ceiling */
 #define LANG_CG_SCRATCH_MAX (30 * 1024)	/* one program's scratch, bytes */
 #define LANG_CG_RINGBUF_SIZE (1u << 20)	/* default ring buffer, bytes */
+#define LANG_CG_SNAP_RINGBUF_SIZE (8u << 20)	/* ... when records carry user stacks */
 #define LANG_CG_MAX_HIST_K 5
 
 struct lang_cg_opts {
@@ -66,6 +67,7 @@ enum lang_cg_map_role {
 	LANG_CGM_FULL,		/* per-CPU u64 per @map: updates refused (map full) */
 	LANG_CGM_SCRATCH,	/* per-CPU, one program's */
 	LANG_CGM_STACKS,	/* kstack/ustack ids */
+	LANG_CGM_SNAP,		/* per-CPU, one program's: a record + a user stack copy */
 };
 
 struct lang_cg_map {
@@ -78,6 +80,9 @@ struct lang_cg_map {
 	uint32_t hist_k;		/* HIST */
 	int64_t lmin, lmax, lstep;	/* LHIST */
 	uint32_t nbuckets;		/* HIST, LHIST */
+	bool uagg;			/* keyed by a table-unwound ustack: aggregated by
+					 * the runtime from LANG_CGS_UAGG records (the BPF
+					 * map stays empty) */
 	int fd;				/* the runtime's; -1 */
 };
 
@@ -107,6 +112,9 @@ enum lang_cg_site_kind {
 	LANG_CGS_STRFTIME,	/* a format only: args of other sites point here */
 	LANG_CGS_ERRORF,
 	LANG_CGS_JOIN,		/* join(argv[, delim]): LANG_CG_JOIN_MAX strings; fmt the delimiter */
+	LANG_CGS_UAGG,		/* @map[...ustack...] op= value, for the runtime to
+				 * aggregate: args[0] the key, args[1] the operand (hist,
+				 * lhist: the bucket; count: 1) */
 };
 
 #define LANG_CG_JOIN_MAX 16
@@ -121,6 +129,7 @@ struct lang_cg_site {
 	uint32_t size;			/* the record's bytes, header included */
 	int map;			/* PRINT_MAP, CLEAR, ZERO: index in maps */
 	uint32_t top, div;
+	bool snap;			/* a user-stack snapshot follows (rec.h) */
 };
 
 struct lang_cg_prog {
@@ -130,6 +139,8 @@ struct lang_cg_prog {
 	enum bpf_prog_type type;
 	struct insn_buf code;
 	int scratch;			/* index in maps */
+	int snap;			/* its snapshot buffer (a record being built with the
+					 * user stack copy), index in maps; -1 none */
 	int attach_count;		/* set by the runtime */
 };
 
@@ -145,6 +156,7 @@ struct lang_cg {
 	size_t nsites;
 	int ringbuf, state, lost, full, stacks;	/* indexes in maps, -1 none */
 	bool print_maps_on_exit;
+	bool snap_used;			/* some ustack is table-unwound (not fp) */
 };
 
 struct lang_cg *lang_cg_new(struct lang_prog *prog, const struct lang_cg_opts *o);

@@ -438,6 +438,12 @@ static void stack_text(struct sb *b, const struct lang_val *v, int indent)
 
 		if (!f->addr)
 			break;
+		if (f->addr == LANG_FRAME_TRUNCATED) {
+			if (v->stack_mode != LANG_STACK_PERF)
+				sb_chr(b, ' ', v->stack_mode == LANG_STACK_RAW ? 0 : (size_t)indent);
+			sb_str(b, perf ? "\t[truncated]\n" : "[truncated]\n");
+			continue;
+		}
 		if (v->stack_mode == LANG_STACK_RAW) {
 			sb_fmt(b, "%llx\n", (unsigned long long)f->addr);
 			continue;

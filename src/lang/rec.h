@@ -8,6 +8,9 @@
  *   buf        u64 length, then max_strlen rounded up to 8 bytes
  *   tuple      its elements in order
  *   kstack/ustack  struct lang_rec_stack
+ *   a record with a table-unwound ustack (ustack without fp): its site's
+ *              bytes, then struct lang_rec_snap (8-aligned), then the
+ *              stack bytes copied from the user sp
  *   ksym       u64 address;  usym: u64 address, u64 pid
  *   strftime   u64 site of the format, u64 nanoseconds (CLOCK_REALTIME
  *              derived: boot-time ns, see the runtime)
@@ -29,6 +32,25 @@ struct lang_rec_stack {
 	uint8_t mode;		/* 0 bpftrace, 1 perf, 2 raw */
 	uint16_t depth;		/* frames to print; 0 all */
 };
+
+/* lang_rec_stack.mode: a user stack unwound in user space from the
+ * record's snapshot (ustack without fp); its id is the runtime's, -1 in
+ * what the kernel sends. */
+#define LANG_STACK_SNAP 0x80
+#define LANG_STACK_MODE_MASK 0x0f
+
+/* The snapshot of the interrupted user context a record carries. */
+struct lang_rec_snap {
+	uint64_t ip, sp, bp;	/* user registers (task_pt_regs) */
+	uint64_t time;		/* bpf_ktime_get_ns(): names the address space */
+	uint32_t pid, tid;
+	uint32_t size;		/* stack bytes that follow */
+	uint32_t pad;
+};
+
+/* Bytes of user stack a record copies (at most), and the copy's page. */
+#define LANG_SNAP_BYTES (16 * 1024)
+#define LANG_SNAP_PAGE 4096
 
 struct lang_rec_minmax {
 	int64_t v;

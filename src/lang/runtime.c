@@ -8,12 +8,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "hashtab.h"
 #include "lang/codegen.h"
 #include "lang/rec.h"
 #include "lang/runtime.h"
+#include "lang/ustack.h"
+#include "stacks/pipeline.h"
 #include "sym/ksyms.h"
 #include "sym/proctab.h"
 #include "sym/symbolize.h"
+#include "sym/elfsyms.h"
 #include "sym/symcache.h"
 #include "syscall/table.h"
 
@@ -57,6 +61,18 @@ struct rt {
 	bool ksyms_tried;
 	struct timespec boot;
 	int err;
+	/* user stacks (lang/ustack.h): the pipeline that unwinds and names
+	 * them (side-band, process table), the interned stacks, the maps
+	 * aggregated here (by map index; NULL for the kernel's) and what
+	 * they could not take */
+	struct stackpipe *sp;
+	struct lang_ustacks *us;
+	struct lang_uagg **uagg;
+	uint64_t *uagg_full;
+	int64_t cur_snap;		/* the record's unwound stack: a placeholder's */
+	uint64_t *ips;			/* UNWIND_MAX_DEPTH: a snapshot's pcs */
+	uint64_t bad_snaps;		/* records whose snapshot did not parse */
+	struct htab *canon;		/* symbolized user stacks -> the first key's */
 };
 
 static void *ar_alloc(struct rt *rt, size_t n)
@@ -109,11 +125,79 @@ static struct symbolizer *get_symbolizer(struct rt *rt)
 {
 	if (!rt->sym && !rt->proctab) {
 		rt->proctab = proctab_new();
-		rt->symcache = symcache_new();
+		if (!rt->symcache)
+			rt->symcache = symcache_new();
 		if (rt->proctab && rt->symcache)
 			rt->sym = symbolizer_new(rt->proctab, rt->symcache, get_ksyms(rt), 0);
 	}
 	return rt->sym;
+}
+
+/* Names user pcs (innermost first) into out (outermost first): through
+ * the pipeline's process table when the run has one (side-band: exited
+ * processes too), else what /proc shows now. */
+static int user_frames(struct rt *rt, uint32_t pid, uint64_t gen, const uint64_t *ips, int n,
+		       struct frame *out)
+{
+	if (rt->sp)
+		return stackpipe_symbolize_user(rt->sp, pid, gen, ips, n, out);
+	return get_symbolizer(rt) ? symbolize_user(rt->sym, pid, gen, ips, n, out) : 0;
+}
+
+/* A user frame's distance from its symbol's start, as bpftrace prints
+ * it: a return address (ret) is named by the byte before it, the offset
+ * is the return address's own. */
+static uint64_t user_sym_off(struct rt *rt, const struct frame *f, bool ret)
+{
+	const struct elfsyms *es;
+	uint64_t off = 0;
+
+	if (!f->module || !f->module->path || f->module->path[0] != '/')
+		return 0;
+	if (!rt->symcache && !(rt->symcache = symcache_new()))
+		return 0;
+	es = symcache_get(rt->symcache, f->module->path, NULL, NULL);
+	if (!es || !elfsyms_lookup(es, f->offset, &off))
+		return 0;
+	return off + (ret ? 1 : 0);
+}
+
+/* A stack unwound here (ustack without fp), by id (-1: the record's). */
+static void decode_ustack_snap(struct rt *rt, const struct lang_rec_stack *st, struct lang_val *v)
+{
+	const struct lang_ustack *us = lang_ustacks_get(rt->us, st->id == -1 ? rt->cur_snap : st->id);
+	struct lang_frame *fr;
+	struct frame *out;
+	size_t n;
+	int got;
+
+	if (!us)
+		return;
+	n = (size_t)us->n;
+	if (st->depth && st->depth < n)
+		n = st->depth;
+	fr = ar_alloc(rt, (n + 2) * sizeof(*fr));
+	out = ar_alloc(rt, (n + 1) * sizeof(*out));
+	if (!fr || !out)
+		return;
+	got = n ? user_frames(rt, us->pid, us->gen, us->ips, (int)n, out) : 0;
+	for (size_t i = 0; i < n; i++) {
+		fr[i].addr = us->ips[i] & ~SYM_IP_SIGNAL;
+		if (got == (int)n) {
+			const struct frame *f = &out[got - 1 - i];
+
+			if (f->name && f->name[0] != '[') {
+				fr[i].name = f->name;
+				fr[i].offset = user_sym_off(rt, f, i > 0);
+			}
+			fr[i].module = f->module ? f->module->path : NULL;
+		}
+	}
+	/* never a silently short chain */
+	if (us->truncated && (!st->depth || (size_t)us->n <= st->depth))
+		fr[n++] = (struct lang_frame){ .addr = LANG_FRAME_TRUNCATED, .name = "[truncated]" };
+	v->frames = fr;
+	v->nframes = n;
 }
 
 static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
@@ -125,7 +209,11 @@ static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 
 	memcpy(&st, p, sizeof(st));
 	v->user = st.user;
-	v->stack_mode = st.mode;
+	v->stack_mode = st.mode & LANG_STACK_MODE_MASK;
+	if (st.user && (st.mode & LANG_STACK_SNAP)) {
+		decode_ustack_snap(rt, &st, v);
+		return;
+	}
 	if (st.id < 0 || rt->cg->stacks < 0)
 		return;
 	memset(ips, 0, sizeof(ips));
@@ -143,16 +231,19 @@ static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 		if (!st.user)
 			fr[i].name = ksym_text(rt, ips[i], &fr[i].offset);
 	}
-	if (st.user && n && get_symbolizer(rt)) {
+	if (st.user && n) {
 		struct frame *out = ar_alloc(rt, n * sizeof(*out));
-		int got = out ? symbolize_user(rt->sym, st.pid, 0, ips, (int)n, out) : 0;
+		/* the pid's newest address space (no gen: the kernel walked it) */
+		int got = out ? user_frames(rt, st.pid, UINT64_MAX, ips, (int)n, out) : 0;
 
 		/* out is outermost first, one frame per address */
 		for (int i = 0; got == (int)n && i < got; i++) {
 			const struct frame *f = &out[got - 1 - i];
 
-			if (f->name && f->name[0] != '[')
+			if (f->name && f->name[0] != '[') {
 				fr[i].name = f->name;
+				fr[i].offset = user_sym_off(rt, f, i > 0);
+			}
 			fr[i].module = f->module ? f->module->path : NULL;
 		}
 	}
@@ -261,9 +352,8 @@ static void decode(struct rt *rt, const struct lang_type *t, const uint8_t *p,
 		struct frame f;
 
 		memcpy(&pid, p + 8, 8);
-		if (get_symbolizer(rt) && symbolize_user(rt->sym, (uint32_t)pid, 0,
-							 &(uint64_t){ (uint64_t)i64 }, 1, &f) == 1 &&
-		    f.name && f.name[0] != '[') {
+		if (user_frames(rt, (uint32_t)pid, UINT64_MAX, &(uint64_t){ (uint64_t)i64 }, 1,
+				&f) == 1 && f.name && f.name[0] != '[') {
 			v->s = f.name;
 		} else if (s) {
 			snprintf(s, 24, "0x%" PRIx64, (uint64_t)i64);
@@ -352,44 +442,259 @@ static void reduce(struct rt *rt, const struct lang_cg_map *m, const uint8_t *al
 	}
 }
 
+/* ---- user stacks in keys ---------------------------------------------- */
+
+/* Does a value of type t hold a user stack? (whether it does is only
+ * known from the bytes: any stack, then) */
+static bool type_has_stack(const struct lang_type *t)
+{
+	if (t->kind == LANG_K_STACK)
+		return true;
+	for (size_t i = 0; t->kind == LANG_K_TUPLE && i < t->nelems; i++)
+		if (type_has_stack(&t->elems[i]))
+			return true;
+	return false;
+}
+
+/* Calls fn on every stack in the bytes p of a value of type t. */
+static void each_stack(struct rt *rt, const struct lang_type *t, uint8_t *p,
+		       void (*fn)(struct rt *rt, uint8_t *p, void *arg), void *arg)
+{
+	uint32_t at = 0;
+
+	if (t->kind == LANG_K_STACK) {
+		fn(rt, p, arg);
+		return;
+	}
+	for (size_t i = 0; t->kind == LANG_K_TUPLE && i < t->nelems; i++) {
+		each_stack(rt, &t->elems[i], p + at, fn, arg);
+		at += lang_cg_size(rt->cg, &t->elems[i]);
+	}
+}
+
+/* A record's placeholders get the id of its unwound stack. */
+static void fill_snap(struct rt *rt, uint8_t *p, void *arg)
+{
+	struct lang_rec_stack st;
+
+	(void)arg;
+	memcpy(&st, p, sizeof(st));
+	if (st.user && (st.mode & LANG_STACK_SNAP) && st.id == -1) {
+		st.id = rt->cur_snap;
+		memcpy(p, &st, sizeof(st));
+	}
+}
+
+/* A symbolized user stack and the key stack that first printed so. */
+struct canon_ent {
+	char *text;
+	size_t len;
+	int64_t id;
+	uint32_t pid;
+};
+
+struct canon_key {
+	const char *text;
+	size_t len;
+};
+
+static bool canon_eq(const void *entry, const void *key)
+{
+	const struct canon_ent *e = entry;
+	const struct canon_key *k = key;
+
+	return e->len == k->len && !memcmp(e->text, k->text, k->len);
+}
+
+/* Identical symbolized user stacks of different processes print as one:
+ * a key's user stack becomes the first one that printed the same (pid
+ * and id of that one), so that equal keys merge. */
+static void canon_stack(struct rt *rt, uint8_t *p, void *arg)
+{
+	struct lang_rec_stack st;
+	struct lang_val v;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct canon_ent *e;
+	uint64_t h;
+
+	(void)arg;
+	memcpy(&st, p, sizeof(st));
+	if (!st.user || (!(st.mode & LANG_STACK_SNAP) && st.id < 0))
+		return;
+	memset(&v, 0, sizeof(v));
+	decode_stack(rt, p, &v);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	for (size_t i = 0; i < v.nframes; i++)
+		fprintf(f, "%s %" PRIx64 " %s\n", v.frames[i].name ? v.frames[i].name : "",
+			v.frames[i].name ? 0 : v.frames[i].addr,
+			v.frames[i].module ? v.frames[i].module : "");
+	if (fclose(f) || !text) {
+		free(text);
+		return;
+	}
+	if (!rt->canon && !(rt->canon = htab_new(0))) {
+		free(text);
+		return;
+	}
+	h = hash_bytes(text, len, st.mode);
+	e = htab_find(rt->canon, h, &(struct canon_key){ text, len }, canon_eq);
+	if (!e) {
+		e = malloc(sizeof(*e));
+		if (!e || htab_insert(rt->canon, h, e)) {
+			free(e);
+			free(text);
+			return;
+		}
+		*e = (struct canon_ent){ text, len, st.id, st.pid };
+		text = NULL;
+	}
+	free(text);
+	st.id = e->id;
+	st.pid = e->pid;
+	memcpy(p, &st, sizeof(st));
+}
+
+static void canon_free(struct rt *rt)
+{
+	size_t pos = 0;
+	struct canon_ent *e;
+
+	if (!rt->canon)
+		return;
+	while ((e = htab_next(rt->canon, &pos))) {
+		free(e->text);
+		free(e);
+	}
+	htab_free(rt->canon);
+	rt->canon = NULL;
+}
+
+/* ---- reading maps ------------------------------------------------------ */
+
+/* A map's elements as bytes: key_size + value_size each (arena). */
+struct raw_ents {
+	uint8_t **kv;
+	size_t n, cap;
+};
+
+static int raw_push(struct rt *rt, struct raw_ents *r, const struct lang_cg_map *m,
+		    const void *key, const void *val)
+{
+	uint8_t *kv = ar_alloc(rt, (size_t)m->key_size + m->value_size);
+
+	if (!kv)
+		return -ENOMEM;
+	if (r->n == r->cap) {
+		size_t c = r->cap ? r->cap * 2 : 64;
+		uint8_t **v = realloc(r->kv, c * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->kv = v;
+		r->cap = c;
+	}
+	memcpy(kv, key, m->key_size);
+	memcpy(kv + m->key_size, val, m->value_size);
+	r->kv[r->n++] = kv;
+	return 0;
+}
+
+struct merge_key {
+	const uint8_t *key;
+	uint32_t size;
+};
+
+static bool merge_eq(const void *entry, const void *key)
+{
+	const struct merge_key *k = key;
+
+	return !memcmp(entry, k->key, k->size);
+}
+
+/* Keys holding user stacks: equal once symbolized, one element. */
+static void merge_user_stacks(struct rt *rt, const struct lang_cg_map *m, struct raw_ents *r)
+{
+	struct htab *h = htab_new(r->n);
+	size_t out = 0;
+
+	if (!h)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		uint8_t *kv = r->kv[i], *prev;
+		uint64_t hash;
+
+		each_stack(rt, &m->key, kv, canon_stack, NULL);
+		hash = hash_bytes(kv, m->key_size, 0);
+		prev = htab_find(h, hash, &(struct merge_key){ kv, m->key_size }, merge_eq);
+		if (prev) {
+			lang_uagg_combine(m->m->value.kind, prev + m->key_size, kv + m->key_size,
+					  m->value_size);
+			continue;
+		}
+		if (htab_insert(h, hash, kv)) {
+			/* out of memory: the rest stay apart */
+			while (i < r->n)
+				r->kv[out++] = r->kv[i++];
+			break;
+		}
+		r->kv[out++] = kv;
+	}
+	r->n = out;
+	htab_free(h);
+}
+
 /* Every element of a user map, decoded into ents (arena): the count or -errno. */
 static ssize_t read_map(struct rt *rt, const struct lang_cg_map *m, struct lang_map_entry **ents)
 {
-	size_t stride = (m->value_size + 7) & ~7u, cap = 64, n = 0;
+	size_t stride = (m->value_size + 7) & ~7u, n = 0;
 	size_t vbytes = percpu(m) ? stride * (size_t)rt->ncpus : m->value_size;
 	uint8_t *key = ar_alloc(rt, m->key_size), *next = ar_alloc(rt, m->key_size);
-	uint8_t *raw = ar_alloc(rt, vbytes);
-	struct lang_map_entry *e = malloc(cap * sizeof(*e));
+	uint8_t *raw = ar_alloc(rt, vbytes), *val = ar_alloc(rt, m->value_size);
+	struct raw_ents r = { 0 };
+	struct lang_map_entry *e = NULL;
 	void *prev = NULL;
 	unsigned guard = 0;
+	const struct lang_uagg *ua = rt->uagg ? rt->uagg[m - rt->cg->maps] : NULL;
 
-	if (!key || !next || !raw || !e) {
-		free(e);
+	if (!key || !next || !raw || !val)
+		return -ENOMEM;
+	if (ua) {
+		for (size_t i = 0; i < lang_uagg_count(ua); i++) {
+			const void *k, *v;
+
+			lang_uagg_get(ua, i, &k, &v);
+			if (raw_push(rt, &r, m, k, v))
+				break;
+		}
+	} else {
+		while (!bpf_map_get_next_key(m->fd, prev, next) && guard++ < m->max_entries + 16) {
+			memcpy(key, next, m->key_size);
+			prev = key;
+			if (bpf_map_lookup_elem(m->fd, key, raw))
+				continue;
+			if (percpu(m))
+				reduce(rt, m, raw, val);
+			else
+				memcpy(val, raw, m->value_size);
+			if (raw_push(rt, &r, m, key, val))
+				break;
+		}
+	}
+	if (m->m->nkeys > 0 && type_has_stack(&m->key))
+		merge_user_stacks(rt, m, &r);
+	e = malloc((r.n + 1) * sizeof(*e));
+	if (!e) {
+		free(r.kv);
 		return -ENOMEM;
 	}
-	while (!bpf_map_get_next_key(m->fd, prev, next) && guard++ < m->max_entries + 16) {
-		uint8_t *val = ar_alloc(rt, m->value_size), *kc = ar_alloc(rt, m->key_size);
+	for (size_t i = 0; i < r.n; i++) {
+		uint8_t *kc = r.kv[i], *vc = r.kv[i] + m->key_size;
 		struct lang_val *kv = NULL;
 
-		memcpy(key, next, m->key_size);
-		prev = key;
-		if (!val || !kc)
-			break;
-		if (bpf_map_lookup_elem(m->fd, key, raw))
-			continue;
-		if (percpu(m))
-			reduce(rt, m, raw, val);
-		else
-			memcpy(val, raw, m->value_size);
-		memcpy(kc, key, m->key_size);
-		if (n == cap) {
-			struct lang_map_entry *ne = realloc(e, cap * 2 * sizeof(*e));
-
-			if (!ne)
-				break;
-			e = ne;
-			cap *= 2;
-		}
 		if (m->m->nkeys > 0) {
 			kv = ar_alloc(rt, sizeof(*kv));
 			if (!kv)
@@ -400,9 +705,9 @@ static ssize_t read_map(struct rt *rt, const struct lang_cg_map *m, struct lang_
 				decode(rt, &m->key, kc, kv, NULL);
 		}
 		e[n].key = kv;
-		decode(rt, &m->m->value, val, &e[n].value, NULL);
+		decode(rt, &m->m->value, vc, &e[n].value, NULL);
 		if (m->m->value.kind == LANG_K_HIST || m->m->value.kind == LANG_K_LHIST) {
-			e[n].value.buckets = (const uint64_t *)val;
+			e[n].value.buckets = (const uint64_t *)vc;
 			e[n].value.nbuckets = m->nbuckets;
 			e[n].value.k = m->hist_k;
 			e[n].value.lmin = m->lmin;
@@ -411,6 +716,7 @@ static ssize_t read_map(struct rt *rt, const struct lang_cg_map *m, struct lang_
 		}
 		n++;
 	}
+	free(r.kv);
 	*ents = e;
 	return (ssize_t)n;
 }
@@ -490,6 +796,63 @@ out:
 
 /* ---- records ---------------------------------------------------------- */
 
+/* Unwinds the snapshot after the site's bytes (rec.h) into rt->cur_snap
+ * and fills the record's placeholders; -EINVAL: a malformed record
+ * (counted). */
+static int take_snapshot(struct rt *rt, const struct lang_cg_site *s, const void *data,
+			 size_t size, uint8_t *copy)
+{
+	size_t at = (s->size + 7) & ~(size_t)7;
+	struct lang_rec_snap sn;
+	uint64_t *ips = rt->ips;
+	bool trunc = false;
+	uint64_t begin;
+	int n = 0;
+
+	rt->cur_snap = -1;
+	if (!rt->sp || !rt->us || !rt->ips || size < at + sizeof(sn)) {
+		rt->bad_snaps++;
+		return -EINVAL;
+	}
+	memcpy(&sn, (const uint8_t *)data + at, sizeof(sn));
+	if (sn.size > size - at - sizeof(sn)) {
+		rt->bad_snaps++;
+		return -EINVAL;
+	}
+	/* a kernel thread (no user context): an empty stack */
+	if (sn.ip) {
+		struct unwind_regs regs = { sn.ip, sn.sp, sn.bp };
+
+		n = stackpipe_unwind(rt->sp, sn.pid, sn.time, &regs,
+				     (const uint8_t *)data + at + sizeof(sn), sn.size, ips,
+				     UNWIND_MAX_DEPTH, &trunc);
+		if (n < 0)
+			n = 0;
+		if (!n)
+			trunc = true;
+	}
+	begin = sn.ip ? stackpipe_space_begin(rt->sp, sn.pid, sn.time) : 0;
+	rt->cur_snap = lang_ustacks_add(rt->us, sn.pid, begin + 1, ips, n, trunc);
+	if (rt->cur_snap < 0)
+		return (int)rt->cur_snap;
+	for (size_t i = 0; i < s->nargs; i++)
+		each_stack(rt, &s->args[i].type, copy + s->args[i].off, fill_snap, NULL);
+	return 0;
+}
+
+/* @m[key] op= operand for a map aggregated here. */
+static void uagg_record(struct rt *rt, const struct lang_cg_site *s, const void *data)
+{
+	struct lang_uagg *ua = s->map >= 0 && rt->uagg ? rt->uagg[s->map] : NULL;
+	int64_t operand;
+
+	if (!ua || s->nargs != 2)
+		return;
+	memcpy(&operand, (const uint8_t *)data + s->args[1].off, sizeof(operand));
+	if (lang_uagg_add(ua, (const uint8_t *)data + s->args[0].off, operand))
+		rt->uagg_full[s->map]++;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct rt *rt = ctx;
@@ -509,6 +872,26 @@ static int on_record(void *ctx, void *data, size_t size)
 	s = &rt->cg->sites[h.site];
 	if (size < s->size)
 		return 0;
+	if (s->snap) {
+		/* the ring buffer is read-only here: the placeholders are
+		 * filled in a copy (of the site's bytes; the stack is read
+		 * where it is) */
+		void *copy = ar_alloc(rt, s->size);
+
+		if (!copy)
+			return 0;
+		memcpy(copy, data, s->size);
+		if (take_snapshot(rt, s, data, size, copy)) {
+			ar_reset(rt);
+			return 0;
+		}
+		data = copy;
+	}
+	if (s->kind == LANG_CGS_UAGG) {
+		uagg_record(rt, s, data);
+		ar_reset(rt);
+		return 0;
+	}
 	vals = ar_alloc(rt, (s->nargs + 1) * sizeof(*vals));
 	if (!vals)
 		return 0;
@@ -571,8 +954,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	case LANG_CGS_CLEAR:
 	case LANG_CGS_ZERO:
-		if (s->map >= 0)
+		if (s->map >= 0 && rt->uagg && rt->uagg[s->map]) {
+			if (s->kind == LANG_CGS_ZERO)
+				lang_uagg_zero(rt->uagg[s->map]);
+			else
+				lang_uagg_clear(rt->uagg[s->map]);
+		} else if (s->map >= 0) {
 			clear_map(rt, &rt->cg->maps[s->map], s->kind == LANG_CGS_ZERO);
+		}
 		break;
 	default:
 		break;
@@ -885,6 +1274,14 @@ static void report_losses(struct rt *rt)
 		lang_out_lost(rt->out, lost);
 		session_count(rt->s, "events lost", lost, SESSION_LOSS);
 	}
+	if (rt->bad_snaps) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "%" PRIu64 " records with a user stack were malformed "
+			 "or could not be unwound", rt->bad_snaps);
+		lang_out_error(rt->out, buf);
+		session_count(rt->s, "user stacks lost", rt->bad_snaps, SESSION_LOSS);
+	}
 	for (size_t i = 0; i < rt->cg->nmaps; i++) {
 		const struct lang_cg_map *m = &rt->cg->maps[i];
 		uint64_t n;
@@ -893,6 +1290,8 @@ static void report_losses(struct rt *rt)
 		if (m->role != LANG_CGM_USER || rt->cg->maps[rt->cg->full].fd < 0)
 			continue;
 		n = sum_percpu(rt, rt->cg->maps[rt->cg->full].fd, (uint32_t)i);
+		if (rt->uagg_full)
+			n += rt->uagg_full[i];
 		if (!n)
 			continue;
 		snprintf(buf, sizeof(buf), "%s: %" PRIu64 " updates lost: the map was full "
@@ -900,6 +1299,68 @@ static void report_losses(struct rt *rt)
 		lang_out_error(rt->out, buf);
 		session_count(rt->s, "map updates lost", n, SESSION_LOSS);
 	}
+}
+
+/* Does the program name user addresses (ustack, usym)? */
+static bool names_user(const struct lang_node *n)
+{
+	if (!n)
+		return false;
+	if ((n->kind == LANG_N_BUILTIN || n->kind == LANG_N_CALL) &&
+	    (!strcmp(n->name, "ustack") || !strcmp(n->name, "usym")))
+		return true;
+	if (names_user(n->a) || names_user(n->b) || names_user(n->c))
+		return true;
+	for (size_t i = 0; i < n->n; i++)
+		if (names_user(n->list[i]))
+			return true;
+	return false;
+}
+
+/* User stacks and symbols: the pipeline (side-band first, so that the
+ * mappings of a process that exits or execs stay known), the tables. */
+static int ustack_setup(struct rt *rt)
+{
+	bool user = false;
+
+	for (const struct lang_probe *p = rt->prog->probes; p && !user; p = p->next)
+		user = names_user(p->pred) || names_user(p->body);
+	if (!user)
+		return 0;
+	rt->sp = stackpipe_new(rt->s, &(struct stackpipe_opts){ .user = true,
+							       .unwind = UNWIND_AUTO });
+	if (!rt->sp)
+		return -errno;
+	rt->us = lang_ustacks_new();
+	rt->ips = calloc(UNWIND_MAX_DEPTH, sizeof(*rt->ips));
+	rt->uagg = calloc(rt->cg->nmaps + 1, sizeof(*rt->uagg));
+	rt->uagg_full = calloc(rt->cg->nmaps + 1, sizeof(*rt->uagg_full));
+	if (!rt->us || !rt->ips || !rt->uagg || !rt->uagg_full)
+		return -ENOMEM;
+	for (size_t i = 0; i < rt->cg->nmaps; i++) {
+		const struct lang_cg_map *m = &rt->cg->maps[i];
+
+		if (!m->uagg)
+			continue;
+		rt->uagg[i] = lang_uagg_new(m->key_size, m->value_size, m->m->value.kind,
+					    m->nbuckets, rt->cg->o.max_map_keys);
+		if (!rt->uagg[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ustack_free(struct rt *rt)
+{
+	if (rt->uagg)
+		for (size_t i = 0; rt->cg && i < rt->cg->nmaps; i++)
+			lang_uagg_free(rt->uagg[i]);
+	free(rt->uagg);
+	free(rt->uagg_full);
+	free(rt->ips);
+	lang_ustacks_free(rt->us);
+	canon_free(rt);
+	stackpipe_free(rt->sp);
 }
 
 static struct timespec boottime(void)
@@ -966,6 +1427,9 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 	}
 	rt.boot = boottime();
 	lang_out_set_boottime(rt.out, rt.boot);
+	/* before the ring buffer: its drain step reads the side-band first */
+	if ((err = ustack_setup(&rt)))
+		goto end;
 	err = session_add_ringbuf(rt.s, rt.cg->maps[rt.cg->ringbuf].fd, on_record, &rt);
 	if (!err)
 		err = session_add_drain(rt.s, check_state, &rt);
@@ -994,6 +1458,8 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 		}
 		for (size_t i = 0; i < rt.npts; i++)
 			attached += !rt.pts[i].pt && rt.pts[i].at->provider == LANG_P_END;
+		if (rt.sp)
+			stackpipe_start(rt.sp);
 		if (!o->quiet)
 			lang_out_attached(rt.out, attached);
 		fflush(f);
@@ -1016,6 +1482,7 @@ end:
 	/* exit() ends the run, and a command with it: its status is exit()'s */
 	if (!err && rt.exited)
 		status = rt.has_exit_code ? rt.exit_code : 0;
+	ustack_free(&rt);
 	session_free(rt.s);
 	if (rt.prog_fds)
 		for (size_t i = 0; i < rt.cg->nprogs; i++)

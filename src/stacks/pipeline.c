@@ -273,6 +273,11 @@ int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 	return unwind_stack(sp->uw, pid, gen, regs, stack, size, ips, max, truncated);
 }
 
+uint64_t stackpipe_space_begin(struct stackpipe *sp, uint32_t pid, uint64_t gen)
+{
+	return proctab_space_begin(sp->pt, pid, gen);
+}
+
 int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 			     const uint64_t *ips, int n, struct frame *frames)
 {

@@ -134,6 +134,9 @@ int stackpipe_reset_stacks(struct stackpipe *sp);
 int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 		     const struct unwind_regs *regs, const void *stack, size_t size, uint64_t *ips,
 		     int max, bool *truncated);
+/* When the address space gen names began (sym/proctab.h): samples of
+ * one address space share it; begin + 1 names that space as a gen. */
+uint64_t stackpipe_space_begin(struct stackpipe *sp, uint32_t pid, uint64_t gen);
 /* Frames for ips (innermost first), written outermost first; returns n. */
 int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 			     const uint64_t *ips, int n, struct frame *frames);

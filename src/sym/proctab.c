@@ -416,6 +416,15 @@ const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t ge
 	return m;
 }
 
+uint64_t proctab_space_begin(struct proctab *pt, uint32_t pid, uint64_t gen)
+{
+	struct proc *p = lookup(pt, pid);
+
+	if (!p && proctab_load_proc(pt, pid) == 0)
+		p = lookup(pt, pid);
+	return p ? before(p, gen ? gen : pt->traced_since)->begin : 0;
+}
+
 int proctab_owner(struct proctab *pt, uint32_t pid, uint64_t gen, uint32_t *uid)
 {
 	struct proc *p = lookup(pt, pid);

@@ -60,6 +60,10 @@ int proctab_load_all(struct proctab *pt);
  * overlap), or NULL.  A process never seen in a record (records lost or
  * not read yet) is read from /proc on first use. */
 const struct mapping *proctab_find(struct proctab *pt, uint32_t pid, uint64_t gen, uint64_t addr);
+/* When the address space that gen names began (0: before the run): one
+ * value for every sample of that address space, whatever its gen.  A gen
+ * of begin + 1 names the same address space again. */
+uint64_t proctab_space_begin(struct proctab *pt, uint32_t pid, uint64_t gen);
 size_t proctab_count(const struct proctab *pt);
 /* Some record or /proc read told of pid. */
 bool proctab_known(struct proctab *pt, uint32_t pid);

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "lang/codegen.h"
+#include "lang/kstack.h"
 #include "lang/rec.h"
 #include "lang/runtime.h"
 #include "sym/ksyms.h"
@@ -116,6 +117,28 @@ static struct symbolizer *get_symbolizer(struct rt *rt)
 	return rt->sym;
 }
 
+/* A kernel stack: named from kallsyms, the tracer's own innermost frames
+ * left out (lang/kstack.h), then cut to depth (0: all). */
+static void decode_kstack(struct rt *rt, const uint64_t *ips, size_t n, size_t depth,
+			  struct lang_val *v)
+{
+	struct lang_frame *fr = ar_alloc(rt, (n + 1) * sizeof(*fr));
+	size_t skip;
+
+	if (!fr)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		fr[i].addr = ips[i];
+		fr[i].name = ksym_text(rt, ips[i], &fr[i].offset);
+	}
+	skip = lang_kstack_tracer_prefix(fr, n);
+	n -= skip;
+	if (depth && depth < n)
+		n = depth;
+	v->frames = fr + skip;
+	v->nframes = n;
+}
+
 static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 {
 	struct lang_rec_stack st;
@@ -133,16 +156,17 @@ static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 		return;
 	while (n < 127 && ips[n])
 		n++;
+	if (!st.user) {
+		decode_kstack(rt, ips, n, st.depth, v);
+		return;
+	}
 	if (st.depth && st.depth < n)
 		n = st.depth;
 	fr = ar_alloc(rt, (n + 1) * sizeof(*fr));
 	if (!fr)
 		return;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		fr[i].addr = ips[i];
-		if (!st.user)
-			fr[i].name = ksym_text(rt, ips[i], &fr[i].offset);
-	}
 	if (st.user && n && get_symbolizer(rt)) {
 		struct frame *out = ar_alloc(rt, n * sizeof(*out));
 		int got = out ? symbolize_user(rt->sym, st.pid, 0, ips, (int)n, out) : 0;

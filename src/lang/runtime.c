@@ -467,6 +467,9 @@ static int print_all_maps(struct rt *rt)
 
 		if (m->role != LANG_CGM_USER || m->fd < 0)
 			continue;
+		/* -o FILE.svg: the map drawn goes to the file, not the text */
+		if (rt->o->flame && !strcmp(m->m->name, lang_flame_map(rt->o->flame)))
+			continue;
 		k = read_map(rt, m, &ents);
 		if (k < 0)
 			continue;
@@ -481,6 +484,32 @@ static int print_all_maps(struct rt *rt)
 	free(md);
 	ar_reset(rt);
 	return err;
+}
+
+/* -o FILE.svg: the map as it is after END, drawn and written. */
+static int save_flame(struct rt *rt)
+{
+	struct lang_flame *fl = rt->o->flame;
+	const char *name = lang_flame_map(fl);
+	int err = 0;
+
+	for (size_t i = 0; i < rt->cg->nmaps && !err; i++) {
+		const struct lang_cg_map *m = &rt->cg->maps[i];
+		struct lang_map_entry *ents = NULL;
+		ssize_t n;
+
+		if (m->role != LANG_CGM_USER || m->fd < 0 || strcmp(m->m->name, name))
+			continue;
+		n = read_map(rt, m, &ents);
+		err = n < 0 ? (int)n : lang_flame_add(fl, ents, (size_t)n);
+		free(ents);
+		ar_reset(rt);
+	}
+	if (err) {
+		msg("%s: %s", name, strerror(-err));
+		return err;
+	}
+	return lang_flame_save(fl);
 }
 
 /* clear(@m) deletes every element; zero(@m) zeroes every value. */
@@ -1031,6 +1060,8 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 		err = run_special(&rt, LANG_P_END);
 	if (!err && rt.cg->print_maps_on_exit)
 		err = print_all_maps(&rt);
+	if (!err && o->flame)
+		err = save_flame(&rt);
 	report_losses(&rt);
 	if (rt.err && !err)
 		err = rt.err;

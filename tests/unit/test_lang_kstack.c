@@ -56,3 +56,4 @@ TEST(lang_kstack_tracer_prefix_by_probe_type)
 	CHECK_INT(lang_kstack_tracer_prefix(all, NFR(all)), 2);
 	CHECK_INT(lang_kstack_tracer_prefix(rawtp, 0), 0);
 }
+

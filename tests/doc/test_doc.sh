@@ -130,6 +130,8 @@ test_bash_completion() {
 	check '[ "$r" = offcpu ]' "off: $r"
 	r=$(complete_words "$SS" profile --un)
 	check '[ "$r" = --unwind ]' "profile --un: $r"
+	r=$(complete_words "$SS" run --ma)
+	check '[ "$r" = --map ]' "run --ma: $r"
 	r=$(complete_words "$SS" profile --unwind "")
 	check '[ "$r" = "auto fp tables" ]' "--unwind: $r"
 	r=$(complete_words "$SS" profile --format "")

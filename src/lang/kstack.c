@@ -1,4 +1,5 @@
 /* Kernel stacks without the tracer's own frames (lang/kstack.h). */
+#include <stdlib.h>
 #include <string.h>
 #include "lang/kstack.h"
 
@@ -72,4 +73,98 @@ size_t lang_kstack_tracer_prefix(const struct lang_frame *fr, size_t n)
 		skip = i + 1;
 	}
 	return skip;
+}
+
+static bool has_stack(const struct lang_val *v)
+{
+	if (!v)
+		return false;
+	if (v->kind == LANG_K_STACK)
+		return true;
+	for (size_t i = 0; v->kind == LANG_K_TUPLE && i < v->nelems; i++)
+		if (has_stack(&v->elems[i]))
+			return true;
+	return false;
+}
+
+static void combine(struct lang_val *a, const struct lang_val *b)
+{
+	switch (a->kind) {
+	case LANG_K_COUNT:
+	case LANG_K_SUM:
+		a->i = (int64_t)((uint64_t)a->i + (uint64_t)b->i);
+		break;
+	case LANG_K_MIN:
+		if (b->i < a->i)
+			a->i = b->i;
+		break;
+	case LANG_K_MAX:
+	case LANG_K_INT:
+		if (a->is_signed ? b->i > a->i : (uint64_t)b->i > (uint64_t)a->i)
+			a->i = b->i;
+		break;
+	case LANG_K_AVG:
+	case LANG_K_STATS:
+		a->count += b->count;
+		a->sum = (int64_t)((uint64_t)a->sum + (uint64_t)b->sum);
+		break;
+	case LANG_K_HIST:
+	case LANG_K_LHIST:
+		/* the buckets are the element's own copy, read back from the map */
+		for (size_t i = 0; i < a->nbuckets && i < b->nbuckets; i++)
+			((uint64_t *)a->buckets)[i] += b->buckets[i];
+		break;
+	default:
+		break;
+	}
+}
+
+struct keytext {
+	char *text;
+	size_t i;
+};
+
+static int keytext_cmp(const void *x, const void *y)
+{
+	const struct keytext *a = x, *b = y;
+	int c = strcmp(a->text, b->text);
+
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+size_t lang_stack_keys_merge(struct lang_map_entry *ents, size_t n)
+{
+	struct keytext *kt;
+	bool *gone;
+	size_t out = n;
+
+	if (n < 2 || !has_stack(ents[0].key))
+		return n;
+	kt = calloc(n, sizeof(*kt));
+	gone = calloc(n, sizeof(*gone));
+	if (!kt || !gone)
+		goto free;
+	for (size_t i = 0; i < n; i++) {
+		kt[i].i = i;
+		kt[i].text = lang_val_text(ents[i].key);
+		if (!kt[i].text)
+			goto free;
+	}
+	qsort(kt, n, sizeof(*kt), keytext_cmp);
+	for (size_t g = 0, j; g < n; g = j) {
+		for (j = g + 1; j < n && !strcmp(kt[j].text, kt[g].text); j++) {
+			combine(&ents[kt[g].i].value, &ents[kt[j].i].value);
+			gone[kt[j].i] = true;
+		}
+	}
+	out = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!gone[i])
+			ents[out++] = ents[i];
+free:
+	for (size_t i = 0; kt && i < n; i++)
+		free(kt[i].text);
+	free(kt);
+	free(gone);
+	return out;
 }

@@ -37,4 +37,15 @@ bool lang_kstack_tracer_func(const char *name);
  * kallsyms, NULL when unknown) are the tracer's own. */
 size_t lang_kstack_tracer_prefix(const struct lang_frame *fr, size_t n);
 
+/* A map's elements whose keys hold a stack and print the same made one,
+ * in place, the first one's place kept: two stack ids of the kernel whose
+ * stacks differ only in frames left out above or cut by kstack(N) are
+ * one key, as they are in bpftrace (which gives kstack(N) its own stack
+ * map of depth N).  Values combine as their aggregation does: count and
+ * sum add, min and max keep theirs, avg and stats add counts and sums,
+ * hist and lhist add bucket by bucket (into the first element's
+ * buckets), a plain integer keeps the largest.  Returns the number of
+ * elements left (n when out of memory: nothing merged). */
+size_t lang_stack_keys_merge(struct lang_map_entry *ents, size_t n);
+
 #endif

@@ -435,6 +435,7 @@ static ssize_t read_map(struct rt *rt, const struct lang_cg_map *m, struct lang_
 		}
 		n++;
 	}
+	n = lang_stack_keys_merge(e, n);
 	*ents = e;
 	return (ssize_t)n;
 }

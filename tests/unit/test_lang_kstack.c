@@ -1,5 +1,6 @@
 /* lang/kstack: which innermost kernel frames are the tracer's own. */
 #include "test.h"
+#include <stdint.h>
 #include "lang/kstack.h"
 
 #define F(n) { .addr = 0xffffffff81000000ull, .name = (n) }
@@ -57,3 +58,41 @@ TEST(lang_kstack_tracer_prefix_by_probe_type)
 	CHECK_INT(lang_kstack_tracer_prefix(rawtp, 0), 0);
 }
 
+
+TEST(lang_stack_keys_merge_equal_printed_keys)
+{
+	/* two stack ids whose stacks differ past kstack(1)'s cut */
+	struct lang_frame a[] = { F("__schedule"), F("schedule") };
+	struct lang_frame b[] = { F("__schedule"), F("do_nanosleep") };
+	struct lang_frame c[] = { F("vfs_read") };
+	struct lang_val ka = { .kind = LANG_K_STACK, .frames = a, .nframes = 1 };
+	struct lang_val kb = { .kind = LANG_K_STACK, .frames = b, .nframes = 1 };
+	struct lang_val kc = { .kind = LANG_K_STACK, .frames = c, .nframes = 1 };
+	struct lang_map_entry e[] = {
+		{ &ka, { .kind = LANG_K_COUNT, .i = 3 } },
+		{ &kc, { .kind = LANG_K_COUNT, .i = 1 } },
+		{ &kb, { .kind = LANG_K_COUNT, .i = 4 } },
+	};
+	uint64_t h1[3] = { 1, 2, 3 }, h2[3] = { 10, 20, 30 };
+	struct lang_map_entry h[] = {
+		{ &ka, { .kind = LANG_K_HIST, .buckets = h1, .nbuckets = 3 } },
+		{ &kb, { .kind = LANG_K_HIST, .buckets = h2, .nbuckets = 3 } },
+	};
+	struct lang_map_entry m[] = {
+		{ &kb, { .kind = LANG_K_MIN, .is_signed = true, .i = 5 } },
+		{ &ka, { .kind = LANG_K_MIN, .is_signed = true, .i = -2 } },
+	};
+	struct lang_val ia = { .kind = LANG_K_INT, .i = 7 };
+	struct lang_map_entry ints[] = { { &ia, { .kind = LANG_K_COUNT, .i = 1 } },
+					 { &ia, { .kind = LANG_K_COUNT, .i = 1 } } };
+
+	CHECK_INT(lang_stack_keys_merge(e, 3), 2);
+	CHECK(e[0].key == &ka && e[0].value.i == 7);
+	CHECK(e[1].key == &kc && e[1].value.i == 1);
+	CHECK_INT(lang_stack_keys_merge(h, 2), 1);
+	CHECK(h1[0] == 11 && h1[1] == 22 && h1[2] == 33);
+	CHECK_INT(lang_stack_keys_merge(m, 2), 1);
+	CHECK(m[0].key == &kb && m[0].value.i == -2);
+	/* keys without a stack are the kernel's own: left alone */
+	CHECK_INT(lang_stack_keys_merge(ints, 2), 2);
+}

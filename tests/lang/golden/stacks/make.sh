@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 for n in "${names[@]}"; do
 	# with this in its environment bpftrace says when it has attached
 	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 unshare -m sh -c \
-		'mount -t tracefs tracefs /sys/kernel/tracing && exec timeout 60 bpftrace "$1"' \
+		'{ mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing; } && exec timeout 60 bpftrace "$1"' \
 		sh "$n.bt" >"$tmp/out" 2>"$tmp/err" &
 	bt=$!
 	while kill -0 "$bt" 2>/dev/null && ! grep -q '^__BPFTRACE_NOTIFY_PROBES_ATTACHED$' "$tmp/out"; do

@@ -10,9 +10,12 @@
 #include <unistd.h>
 #include "common.h"
 #include "cmd/cmds.h"
+#include "lang/flame.h"
 #include "lang/lang.h"
 #include "lang/provider.h"
 #include "lang/runtime.h"
+#include "report/format.h"
+#include "report/output.h"
 #include "trace/session.h"
 
 static const char usage_text[] =
@@ -28,7 +31,10 @@ static const char usage_text[] =
 "  -c 'CMD'       run CMD (split at spaces), gated until every probe is attached;\n"
 "                 cpid is its pid and the run ends with it (as -- CMD ARG...)\n"
 "  -d SECONDS     end after SECONDS\n"
-"  -o FILE        output to FILE\n"
+"  -o FILE        output to FILE; FILE.svg, FILE.folded, FILE.pb.gz: a flame graph\n"
+"                 (SVG, folded stacks, pprof) of the map keyed by kstack/ustack,\n"
+"                 written after END instead of printing that map\n"
+"  --map @NAME    the map -o draws, when several are keyed by stacks\n"
 "  -f text|json   output format (json: one object a line)\n"
 "  -q             no \"Attached N probes\" line\n"
 "  -v             the whole verifier log when a program is refused\n"
@@ -141,6 +147,7 @@ int cmd_run(int argc, char **argv)
 		{ "dump", required_argument, NULL, 'D' },
 		{ "unsafe", no_argument, NULL, 'U' },
 		{ "dry-run", no_argument, NULL, 'N' },
+		{ "map", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -151,6 +158,8 @@ int cmd_run(int argc, char **argv)
 	struct lang_probes *pr = NULL;
 	const char *prog_text = NULL, *name;
 	struct lang_prog *prog = NULL;
+	const char *flame_path = NULL, *flame_map = NULL;
+	enum report_format flame_fmt = REPORT_TEXT;
 	char *text = NULL, **cmd_words = NULL;
 	size_t len;
 	bool dump_ast = false;
@@ -191,6 +200,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'U': opts.unsafe = true; break;
 		case 'N': ro.dry_run = true; break;
+		case 'M': flame_map = optarg; break;
 		case 'q': ro.quiet = true; break;
 		case 'c':
 			free(cmd_words);
@@ -221,6 +231,22 @@ int cmd_run(int argc, char **argv)
 			goto free_text;
 		}
 		so.cmd = cmd_words;
+	}
+	/* -o FILE.svg: the file is the flame graph's, the text goes to stdout */
+	if (so.output && lang_flame_path(so.output, &flame_fmt)) {
+		char why[96];
+
+		flame_path = so.output;
+		so.output = NULL;
+		if (output_check(flame_path, why, sizeof(why))) {
+			msg("%s: %s", flame_path, why);
+			ret = 2;
+			goto free_text;
+		}
+	} else if (flame_map) {
+		msg("--map: draws a map into -o FILE.svg, .folded or .pb.gz: give one");
+		ret = 2;
+		goto free_text;
 	}
 	if (session_check_opts(&so)) {
 		ret = 2;
@@ -271,6 +297,15 @@ int cmd_run(int argc, char **argv)
 		lang_print_errors(stderr, prog);
 		goto free_prog;
 	}
+	if (flame_path && !dump_ast) {
+		char why[256];
+
+		ro.flame = lang_flame_new(prog, flame_path, flame_fmt, flame_map, why, sizeof(why));
+		if (!ro.flame) {
+			msg("%s", why);
+			goto free_prog;
+		}
+	}
 	if (dump_ast) {
 		lang_dump_ast(stdout, prog);
 		ret = fflush(stdout) ? 1 : 0;
@@ -281,6 +316,7 @@ int cmd_run(int argc, char **argv)
 	ro.params = opts.params;
 	ret = lang_run(prog, pr, &ro);
 free_prog:
+	lang_flame_free(ro.flame);
 	lang_probes_free(pr);
 	lang_prog_free(prog);
 free_text:

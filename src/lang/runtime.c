@@ -10,6 +10,7 @@
 #include "common.h"
 #include "hashtab.h"
 #include "lang/codegen.h"
+#include "lang/kstack.h"
 #include "lang/rec.h"
 #include "lang/runtime.h"
 #include "lang/ustack.h"
@@ -200,6 +201,28 @@ static void decode_ustack_snap(struct rt *rt, const struct lang_rec_stack *st, s
 	v->nframes = n;
 }
 
+/* A kernel stack: named from kallsyms, the tracer's own innermost frames
+ * left out (lang/kstack.h), then cut to depth (0: all). */
+static void decode_kstack(struct rt *rt, const uint64_t *ips, size_t n, size_t depth,
+			  struct lang_val *v)
+{
+	struct lang_frame *fr = ar_alloc(rt, (n + 1) * sizeof(*fr));
+	size_t skip;
+
+	if (!fr)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		fr[i].addr = ips[i];
+		fr[i].name = ksym_text(rt, ips[i], &fr[i].offset);
+	}
+	skip = lang_kstack_tracer_prefix(fr, n);
+	n -= skip;
+	if (depth && depth < n)
+		n = depth;
+	v->frames = fr + skip;
+	v->nframes = n;
+}
+
 static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 {
 	struct lang_rec_stack st;
@@ -221,17 +244,18 @@ static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 		return;
 	while (n < 127 && ips[n])
 		n++;
+	if (!st.user) {
+		decode_kstack(rt, ips, n, st.depth, v);
+		return;
+	}
 	if (st.depth && st.depth < n)
 		n = st.depth;
 	fr = ar_alloc(rt, (n + 1) * sizeof(*fr));
 	if (!fr)
 		return;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		fr[i].addr = ips[i];
-		if (!st.user)
-			fr[i].name = ksym_text(rt, ips[i], &fr[i].offset);
-	}
-	if (st.user && n) {
+	if (n) {
 		struct frame *out = ar_alloc(rt, n * sizeof(*out));
 		/* the pid's newest address space (no gen: the kernel walked it) */
 		int got = out ? user_frames(rt, st.pid, UINT64_MAX, ips, (int)n, out) : 0;
@@ -717,6 +741,7 @@ static ssize_t read_map(struct rt *rt, const struct lang_cg_map *m, struct lang_
 		n++;
 	}
 	free(r.kv);
+	n = lang_stack_keys_merge(e, n);
 	*ents = e;
 	return (ssize_t)n;
 }
@@ -749,6 +774,9 @@ static int print_all_maps(struct rt *rt)
 
 		if (m->role != LANG_CGM_USER || m->fd < 0)
 			continue;
+		/* -o FILE.svg: the map drawn goes to the file, not the text */
+		if (rt->o->flame && !strcmp(m->m->name, lang_flame_map(rt->o->flame)))
+			continue;
 		k = read_map(rt, m, &ents);
 		if (k < 0)
 			continue;
@@ -763,6 +791,32 @@ static int print_all_maps(struct rt *rt)
 	free(md);
 	ar_reset(rt);
 	return err;
+}
+
+/* -o FILE.svg: the map as it is after END, drawn and written. */
+static int save_flame(struct rt *rt)
+{
+	struct lang_flame *fl = rt->o->flame;
+	const char *name = lang_flame_map(fl);
+	int err = 0;
+
+	for (size_t i = 0; i < rt->cg->nmaps && !err; i++) {
+		const struct lang_cg_map *m = &rt->cg->maps[i];
+		struct lang_map_entry *ents = NULL;
+		ssize_t n;
+
+		if (m->role != LANG_CGM_USER || m->fd < 0 || strcmp(m->m->name, name))
+			continue;
+		n = read_map(rt, m, &ents);
+		err = n < 0 ? (int)n : lang_flame_add(fl, ents, (size_t)n);
+		free(ents);
+		ar_reset(rt);
+	}
+	if (err) {
+		msg("%s: %s", name, strerror(-err));
+		return err;
+	}
+	return lang_flame_save(fl);
 }
 
 /* clear(@m) deletes every element; zero(@m) zeroes every value. */
@@ -1473,6 +1527,8 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 		err = run_special(&rt, LANG_P_END);
 	if (!err && rt.cg->print_maps_on_exit)
 		err = print_all_maps(&rt);
+	if (!err && o->flame)
+		err = save_flame(&rt);
 	report_losses(&rt);
 	if (rt.err && !err)
 		err = rt.err;

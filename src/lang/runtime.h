@@ -20,6 +20,7 @@
 #define STACKSCOPE_LANG_RUNTIME_H
 #include <stdbool.h>
 #include "lang/ast.h"
+#include "lang/flame.h"
 #include "lang/output.h"
 #include "lang/provider.h"
 #include "trace/session.h"
@@ -34,6 +35,9 @@ struct lang_run_opts {
 	int nparams;
 	char *const *params;
 	uint32_t ringbuf_size;		/* 0: the default */
+	/* -o FILE.svg|.folded|.pb.gz: the map it draws is read after END
+	 * (whether printed or not) and the file written (lang/flame.h) */
+	struct lang_flame *flame;
 };
 
 /* Runs prog (parsed and checked with pr's field resolver).  Returns the

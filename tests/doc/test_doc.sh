@@ -130,6 +130,8 @@ test_bash_completion() {
 	check '[ "$r" = offcpu ]' "off: $r"
 	r=$(complete_words "$SS" profile --unw)
 	check '[ "$r" = "--unwind --unwind-rows" ]' "profile --unw: $r"
+	r=$(complete_words "$SS" run --ma)
+	check '[ "$r" = --map ]' "run --ma: $r"
 	r=$(complete_words "$SS" profile --unwind "")
 	check '[ "$r" = "kernel tables fp auto" ]' "--unwind: $r"
 	r=$(complete_words "$SS" profile --format "")

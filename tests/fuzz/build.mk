@@ -11,7 +11,7 @@ FUZZ_CFLAGS  := -O1 -g -std=gnu11 -Isrc -I$(BUILD) -D_GNU_SOURCE -Wno-unused-par
 FUZZ_LIBSRCS := src/common.c src/hashtab.c src/strpool.c src/sym/elfsyms.c src/sym/debugfile.c \
 	src/sym/dwfunc.c src/sym/dwopen.c src/sym/ksyms.c src/sym/perfmap.c src/sym/proctab.c src/unwind/table.c src/unwind/sframe.c \
 	src/report/folded.c src/report/json.c src/report/stacks.c src/report/text.c \
-	$(filter-out src/lang/probe_%.c src/lang/provider.c src/lang/runtime.c,$(wildcard src/lang/*.c))
+	$(filter-out src/lang/probe_%.c src/lang/provider.c src/lang/runtime.c src/lang/flame.c,$(wildcard src/lang/*.c))
 FUZZ_LIBOBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_LIBSRCS))
 FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_TARGETS := $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))

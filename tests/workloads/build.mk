@@ -95,3 +95,12 @@ $(WLDIR)/jit/jit: tests/workloads/jit/jit.c
 	@mkdir -p $(@D)
 	$(NOFP) $< -o $@
 workloads: $(WLDIR)/jit/jit
+
+# USDT probes (tests/workloads/usdt): gcc -O2 so that the notes' operands
+# are registers, memory by register and by %rip-relative symbol, and
+# constants (<sys/sdt.h>: systemtap-sdt-dev)
+USDTDIR := $(WLDIR)/usdt
+workloads: $(USDTDIR)/usdt_wl
+$(USDTDIR)/usdt_wl: tests/workloads/usdt/usdt_wl.c
+	@mkdir -p $(@D)
+	gcc -O2 -g -fno-omit-frame-pointer -fno-inline $< -o $@

@@ -48,7 +48,7 @@ fuzz-seeds: fixtures workloads
 	printf 'app;main;f;g 3\napp;main;k_[k] 1\n\n[unknown] 7\r\n' > $(FUZZ_SEEDS)/folded/a
 	cp tests/fuzz/lang-corpus/* $(FUZZ_SEEDS)/lang/
 	cp tests/fuzz/tpformat-corpus/* $(FUZZ_SEEDS)/tpformat/
-	cp $(WLDIR)/usdt/usdt_wl $(FUZZ_SEEDS)/usdt/
+	cp $(WLDIR)/usdt/usdt_wl $(WLDIR)/usdt/libusdt_lib.so $(FUZZ_SEEDS)/usdt/
 	printf -- '-4@%%eax 8@-8(%%rbp) -4@$$5 8@16(%%rax,%%rbx,8) -1@%%ah 8@sym+8(%%rip)' > $(FUZZ_SEEDS)/usdt/args
 
 # FUZZ_SECONDS each; a crash leaves its input in $(FUZZ_BUILD)/crash-*

@@ -101,6 +101,10 @@ workloads: $(WLDIR)/jit/jit
 # constants (<sys/sdt.h>: systemtap-sdt-dev)
 USDTDIR := $(WLDIR)/usdt
 workloads: $(USDTDIR)/usdt_wl
-$(USDTDIR)/usdt_wl: tests/workloads/usdt/usdt_wl.c
+$(USDTDIR)/libusdt_lib.so: tests/workloads/usdt/usdt_lib.c
 	@mkdir -p $(@D)
-	gcc -O2 -g -fno-omit-frame-pointer -fno-inline $< -o $@
+	gcc -O2 -g -fno-omit-frame-pointer -fPIC -shared $< -o $@
+$(USDTDIR)/usdt_wl: tests/workloads/usdt/usdt_wl.c $(USDTDIR)/libusdt_lib.so
+	gcc -O2 -g -fno-omit-frame-pointer -fno-inline $< -o $@ -L$(USDTDIR) -lusdt_lib \
+		-Wl,-rpath,'$$ORIGIN'
+

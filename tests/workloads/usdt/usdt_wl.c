@@ -16,10 +16,12 @@
  *       indexed form, a negative displacement
  *   usdt_wl:round(ROUND), ROUND counting from 1
  *   usdt_wl2:round(ROUND): another provider, the same name
- *   usdt_wl:gated(ROUND): the workload prints
- *       "gated enabled" or "gated disabled" a round, as
- *       USDT_WL_GATED_ENABLED() says (nonzero only while a probe is
- *       attached to it)
+ *   usdt_lib:ping(ROUND, 4242) in libusdt_lib.so (usdt_lib.c), next to
+ *       this program, found through its RUNPATH
+ *   usdt_wl:gated(ROUND): the workload prints "gated enabled" or "gated
+ *       disabled" a round, as USDT_WL_GATED_ENABLED() says (nonzero only
+ *       while a probe is attached to it), then "lib enabled" or "lib
+ *       disabled" as usdt_lib:ping's semaphore was
  * Every probe has a semaphore (_SDT_HAS_SEMAPHORES is per file).
  *
  * Built with gcc -O2 by the build (tests/workloads/build.mk). */
@@ -52,6 +54,8 @@ volatile uint64_t g_u64 = 18000000000000000000ull;
 volatile int64_t g_s64 = -9000000000000000000ll;
 
 static long table[4] = { 111, 222, 333, 444 };
+
+int usdt_lib_ping(long round);
 
 __attribute__((noinline)) static void fire_regs(uint8_t u8, int8_t s8, uint16_t u16, int16_t s16,
 						uint32_t u32, int32_t s32, uint64_t u64, int64_t s64)
@@ -94,6 +98,7 @@ __attribute__((noinline)) static void round_once(long round)
 	volatile int32_t s32 = -2000000000;
 	volatile uint64_t u64 = 18000000000000000000ull;
 	volatile int64_t s64 = -9000000000000000000ll;
+	int lib;
 
 	DTRACE_PROBE4(usdt_wl, consts, 5, -7, 300, -1000000000000ll);
 	fire_regs(u8, s8, u16, s16, u32, s32, u64, s64);
@@ -101,8 +106,10 @@ __attribute__((noinline)) static void round_once(long round)
 	fire_asm();
 	DTRACE_PROBE1(usdt_wl, round, round);
 	DTRACE_PROBE1(usdt_wl2, round, round);
+	lib = usdt_lib_ping(round);
 	DTRACE_PROBE1(usdt_wl, gated, round);
-	printf("gated %s\n", USDT_WL_GATED_ENABLED() ? "enabled" : "disabled");
+	printf("gated %s lib %s\n", USDT_WL_GATED_ENABLED() ? "enabled" : "disabled",
+	       lib ? "enabled" : "disabled");
 	fflush(stdout);
 }
 

@@ -215,7 +215,7 @@ static int usdt_expand(struct lang_probes *pr, const struct lang_attach *at,
 	err = expand_file(at, path, &notes, out, &matched);
 	if (!err && !matched)
 		err = probes_error(pr, at, -ENOENT, notes.n ? "%s: no probe %s:%s in %s (%zu "
-				   "others there: -l 'usdt:%s:*' lists them)" :
+				   "probes there: -l 'usdt:%s:*' lists them)" :
 				   "%s: no probe %s:%s in %s (the file has no USDT probes)",
 				   at->text, prov, at->func, path, notes.n, at->target);
 	else if (err == -ENOMEM)

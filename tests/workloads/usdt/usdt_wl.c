@@ -14,6 +14,8 @@
  *       2@%cx = 0xfffe)
  *       operand strings written by hand: the high-byte register, the
  *       indexed form, a negative displacement
+ *   usdt_wl:twice(1), usdt_wl:twice(2): one probe inlined in two places,
+ *       so two notes of one name with their own operands
  *   usdt_wl:round(ROUND), ROUND counting from 1
  *   usdt_wl2:round(ROUND): another provider, the same name
  *   usdt_lib:ping(ROUND, 4242) in libusdt_lib.so (usdt_lib.c), next to
@@ -41,6 +43,7 @@ SEMAPHORE(usdt_wl, asm);
 SEMAPHORE(usdt_wl, round);
 SEMAPHORE(usdt_wl2, round);
 SEMAPHORE(usdt_wl, gated);
+SEMAPHORE(usdt_wl, twice);
 #define USDT_WL_GATED_ENABLED() __builtin_expect(usdt_wl_gated_semaphore, 0)
 
 /* memory operands: globals the compiler must read from memory */
@@ -88,6 +91,11 @@ __attribute__((noinline)) static void fire_asm(void)
 		:: "r"(table) : "rax", "rsi", "rdi", "rcx", "memory");
 }
 
+static inline __attribute__((always_inline)) void twice(long v)
+{
+	DTRACE_PROBE1(usdt_wl, twice, v);
+}
+
 __attribute__((noinline)) static void round_once(long round)
 {
 	volatile uint8_t u8 = 200;
@@ -104,6 +112,8 @@ __attribute__((noinline)) static void round_once(long round)
 	fire_regs(u8, s8, u16, s16, u32, s32, u64, s64);
 	fire_mems();
 	fire_asm();
+	twice(1);
+	twice(2);
 	DTRACE_PROBE1(usdt_wl, round, round);
 	DTRACE_PROBE1(usdt_wl2, round, round);
 	lib = usdt_lib_ping(round);

@@ -11,6 +11,7 @@
  * (which helpers preserve), deeper in spill slots.  An integer's value is
  * the entry; any other value (string, tuple, buf, stack) is a pointer to
  * its bytes, in scratch. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -669,8 +670,16 @@ static bool is_signed_expr(struct gen *g, const struct lang_node *n)
 	}
 	case LANG_N_MAP:
 		return n->type.kind != LANG_K_COUNT;
-	case LANG_N_BUILTIN:
+	case LANG_N_BUILTIN: {
+		struct lang_field_access acc;
+
+		/* usdt: argN signed as its note says */
+		if (g->pt && g->pt->field && g->pt->at && g->pt->at->provider == LANG_P_USDT &&
+		    !strncmp(n->name, "arg", 3) && isdigit((unsigned char)n->name[3]) &&
+		    !g->pt->field(g->pt->ctx, NULL, (unsigned)atoi(n->name + 3), &acc))
+			return acc.is_signed;
 		return !strcmp(n->name, "retval");
+	}
 	case LANG_N_FIELD: {
 		struct lang_field_access acc;
 
@@ -749,6 +758,70 @@ static void push_call0(struct gen *g, struct lang_pos pos, int helper)
 	vset(g, d, BPF_REG_0);
 }
 
+/* Pushes a USDT argument (LANG_ACC_USDT, sym/usdt.h): a constant, a
+ * register of the pt_regs at ctx, or user memory at register + index *
+ * scale + displacement; truncated to its size, extended by its sign. */
+static void gen_usdt_arg(struct gen *g, const struct usdt_arg *a, struct lang_pos pos)
+{
+	unsigned size = a->size;
+	int d;
+
+	if (a->kind == USDT_ARG_CONST) {
+		uint64_t v = (uint64_t)a->value;
+		unsigned sh = 64 - 8 * size;
+
+		if (size < 8)
+			v = a->is_signed ? (uint64_t)((int64_t)(v << sh) >> sh) : (v << sh) >> sh;
+		push_const(g, pos, v);
+		return;
+	}
+	E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
+	if (a->kind == USDT_ARG_REG) {
+		E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_1, a->reg));
+		if (a->reg_shift)
+			E(I_ALU64_IMM(BPF_RSH, BPF_REG_0, a->reg_shift));
+		if (a->reg_size < size)
+			size = a->reg_size;
+	} else {
+		uint32_t off = tmp_alloc(g, 8, pos);
+
+		if (a->reg != USDT_REG_NONE)
+			E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_1, a->reg));
+		else
+			E(I_MOV64_IMM(BPF_REG_3, 0));
+		if (a->index != USDT_REG_NONE) {
+			E(I_LDX(BPF_DW, BPF_REG_4, BPF_REG_1, a->index));
+			if (a->scale > 1)
+				E(I_ALU64_IMM(BPF_LSH, BPF_REG_4, a->scale == 2 ? 1 : a->scale == 4 ? 2 : 3));
+			E(I_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_4));
+		}
+		if (a->value >= INT32_MIN && a->value <= INT32_MAX) {
+			if (a->value)
+				E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)a->value));
+		} else {
+			insn_mov64(g->b, BPF_REG_4, (uint64_t)a->value);
+			E(I_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_4));
+		}
+		/* a failed read leaves zeroes */
+		tmp_ptr(g, BPF_REG_1, off);
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)size));
+		E(I_CALL(BPF_FUNC_probe_read_user));
+		tmp_ptr(g, BPF_REG_1, off);
+		E(I_LDX(size == 8 ? BPF_DW : size == 4 ? BPF_W : size == 2 ? BPF_H : BPF_B,
+			BPF_REG_0, BPF_REG_1, 0));
+	}
+	if (size < 8) {
+		if (a->is_signed)
+			E(I_MOVSX64(BPF_REG_0, BPF_REG_0, (int16_t)(size * 8)));
+		else if (size == 4)
+			E(I_MOV32_REG(BPF_REG_0, BPF_REG_0));
+		else
+			E(I_ALU64_IMM(BPF_AND, BPF_REG_0, size == 1 ? 0xff : 0xffff));
+	}
+	d = vpush(g, pos);
+	vset(g, d, BPF_REG_0);
+}
+
 /* Pushes the value an access describes (lang/provider.h). */
 static void gen_access(struct gen *g, const struct lang_field_access *acc, struct lang_pos pos,
 		       const char *what)
@@ -797,6 +870,9 @@ static void gen_access(struct gen *g, const struct lang_field_access *acc, struc
 		E(I_CALL(BPF_FUNC_probe_read_kernel_str));
 		return;
 	}
+	case LANG_ACC_USDT:
+		gen_usdt_arg(g, &acc->usdt, pos);
+		return;
 	default:
 		gerr(g, pos, "%s is not a value (an array or a struct): index it or name a field", what);
 		push_const(g, pos, 0);
@@ -879,8 +955,9 @@ static void gen_builtin(struct gen *g, const struct lang_node *n)
 		if (g->pt && g->pt->field)
 			e = g->pt->field(g->pt->ctx, name[0] == 'r' ? "retval" : NULL, idx, &acc);
 		if (e) {
-			gerr(g, n->pos, "%s: this probe has no %s", g->pt && g->pt->name ? g->pt->name : "?",
-			     name);
+			gerr(g, n->pos, e == -ENOENT ? "%s: this probe has no %s" :
+			     "%s: %s cannot be read (its operand is not understood)",
+			     g->pt && g->pt->name ? g->pt->name : "?", name);
 			push_const(g, n->pos, 0);
 			return;
 		}

@@ -1,5 +1,5 @@
 /* Probes the kernel may refuse: kprobe, kretprobe, fentry, fexit,
- * watchpoint (and usdt, not read yet).  Each is tried on this kernel at
+ * watchpoint.  Each is tried on this kernel at
  * run time, never decided by version: a kprobe perf event opened on the
  * function, fentry loaded on it (trace/features.h), a breakpoint event
  * opened on this process.  A refusal is one line with the kernel's reason
@@ -265,16 +265,6 @@ static int wp_attach(struct session *s, struct lang_probes *pr, const struct lan
 	return err;
 }
 
-/* ---- usdt ----------------------------------------------------------- */
-
-static int usdt_expand(struct lang_probes *pr, const struct lang_attach *at,
-		       struct lang_points *out)
-{
-	return probes_error(pr, at, -EOPNOTSUPP, "%s: usdt probes are not read yet; try "
-			    "uprobe:%s:FUNCTION on the function around the probe", at->text,
-			    at->target ? at->target : "PATH");
-}
-
 const struct lang_provider_ops lang_kprobe_ops = {
 	.provider = LANG_P_KPROBE, .expand = kprobe_expand,
 };
@@ -289,7 +279,4 @@ const struct lang_provider_ops lang_fexit_ops = {
 };
 const struct lang_provider_ops lang_watchpoint_ops = {
 	.provider = LANG_P_WATCHPOINT, .expand = wp_expand, .attach = wp_attach,
-};
-const struct lang_provider_ops lang_usdt_ops = {
-	.provider = LANG_P_USDT, .expand = usdt_expand,
 };

@@ -323,7 +323,7 @@ struct lang_type lang_access_type(const struct lang_field_access *acc)
 	struct lang_type t = { .kind = LANG_K_EXTERN };
 
 	switch (acc->kind) {
-	case LANG_ACC_INT: case LANG_ACC_PTR: case LANG_ACC_STR_PTR:
+	case LANG_ACC_INT: case LANG_ACC_PTR: case LANG_ACC_STR_PTR: case LANG_ACC_USDT:
 		t.kind = LANG_K_INT;
 		break;
 	case LANG_ACC_STR_ARRAY: case LANG_ACC_STR_DATALOC:

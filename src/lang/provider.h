@@ -36,6 +36,7 @@
 #include <sys/types.h>
 #include <linux/bpf.h>
 #include "lang/ast.h"
+#include "sym/usdt.h"
 
 struct session;
 struct btf;
@@ -96,6 +97,13 @@ enum lang_acc_base {
  *                       LANG_ACC_INT.  Type: extern (indexable only).
  *   LANG_ACC_RECORD     a struct or union by value (BTF): not a value by
  *                       itself.  Type: extern.
+ *   LANG_ACC_USDT       a USDT argument (usdt, sym/usdt.h): a constant;
+ *                       a register of the pt_regs at ctx (its low bytes,
+ *                       or bits 8..15 for %ah); or usdt.size bytes of
+ *                       user memory at register + index * scale +
+ *                       displacement (bpf_probe_read_user) -- then
+ *                       truncated to usdt.size bytes, sign-extended when
+ *                       usdt.is_signed.  Type: int.
  *
  * ctype is how the format file or BTF spells the type ("const char *",
  * "pid_t", "char[16]"), for -lv and messages. */
@@ -107,6 +115,7 @@ enum lang_acc_kind {
 	LANG_ACC_STR_DATALOC,
 	LANG_ACC_ARRAY,
 	LANG_ACC_RECORD,
+	LANG_ACC_USDT,
 };
 
 struct lang_field_access {
@@ -119,6 +128,7 @@ struct lang_field_access {
 	bool user;			/* pointers into user memory (syscall arguments, uprobes) */
 	uint32_t btf_id;		/* rawtracepoint: the argument's BTF type id (vmlinux), else 0 */
 	char ctype[64];
+	struct usdt_arg usdt;		/* LANG_ACC_USDT */
 };
 
 /* The checker's type for an access: int, string or extern (above). */

@@ -78,11 +78,12 @@ int attach_perf_cpus(struct session *s, int prog_fd, uint32_t type, uint64_t con
 	return err ? err : ncpus;
 }
 
-/* The PMU type of uprobes and the config bit of a return probe, read
- * from sysfs once. */
-static int uprobe_pmu(int *type, int *ret_bit)
+/* The PMU type of uprobes, the config bit of a return probe and the
+ * config shift of a reference counter's offset (-1: none), read from
+ * sysfs once. */
+static int uprobe_pmu(int *type, int *ret_bit, int *ref_shift)
 {
-	static int t = -1, bit = -1;
+	static int t = -1, bit = -1, ref = -1;
 	char buf[64];
 	FILE *f;
 
@@ -99,6 +100,15 @@ static int uprobe_pmu(int *type, int *ret_bit)
 				bit = atoi(buf + 7);
 			fclose(f);
 		}
+		/* "config:32-63" (kernel 4.20) */
+		f = fopen("/sys/bus/event_source/devices/uprobe/format/ref_ctr_offset", "re");
+		if (f) {
+			if (fgets(buf, sizeof(buf), f) && !strncmp(buf, "config:", 7))
+				ref = atoi(buf + 7);
+			fclose(f);
+			if (ref < 1 || ref > 63)
+				ref = -1;
+		}
 		if (t < 0 || bit < 0 || bit > 63) {
 			t = -1;
 			return -ENOENT;
@@ -106,23 +116,39 @@ static int uprobe_pmu(int *type, int *ret_bit)
 	}
 	*type = t;
 	*ret_bit = bit;
+	*ref_shift = ref;
 	return 0;
 }
 
 int attach_uprobe(struct session *s, int prog_fd, const char *path, uint64_t offset, pid_t pid,
 		  uint64_t cookie, bool retprobe, const char *what)
 {
-	struct perf_event_attr attr = { .size = sizeof(attr) };
-	int type = 0, bit = 0, pfd, err;
+	return attach_uprobe_ref(s, prog_fd, path, offset, 0, pid, cookie, retprobe, what);
+}
 
-	err = uprobe_pmu(&type, &bit);
+int attach_uprobe_ref(struct session *s, int prog_fd, const char *path, uint64_t offset,
+		      uint64_t ref_ctr_offset, pid_t pid, uint64_t cookie, bool retprobe,
+		      const char *what)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int type = 0, bit = 0, ref = -1, pfd, err;
+
+	err = uprobe_pmu(&type, &bit, &ref);
 	if (err) {
 		msg("%s %s: the kernel has no uprobe event source: %s",
 		    retprobe ? "uretprobe" : "uprobe", what, strerror(-err));
 		return err;
 	}
+	if (ref_ctr_offset && (ref < 0 || ref_ctr_offset >> (64 - ref))) {
+		msg("%s %s: %s", retprobe ? "uretprobe" : "uprobe", what, ref < 0 ?
+		    "this kernel's uprobes have no reference counter (semaphore)" :
+		    "the semaphore's offset is too large for the kernel");
+		return -EOPNOTSUPP;
+	}
 	attr.type = type;
 	attr.config = retprobe ? 1ULL << bit : 0;
+	if (ref_ctr_offset)
+		attr.config |= ref_ctr_offset << ref;
 	attr.config1 = (uint64_t)(uintptr_t)path;	/* uprobe_path */
 	attr.config2 = offset;				/* probe_offset */
 	/* every process: perf wants a CPU then, and any one will do */

@@ -25,6 +25,14 @@ int attach_perf_cpus(struct session *s, int prog_fd, uint32_t type, uint64_t con
 int attach_uprobe(struct session *s, int prog_fd, const char *path, uint64_t offset, pid_t pid,
 		  uint64_t cookie, bool retprobe, const char *what);
 
+/* The same with a reference counter (a USDT semaphore): the kernel adds 1
+ * to the u16 at file offset ref_ctr_offset of path in every process it
+ * places the probe in, and takes it back when the probe goes (a killed
+ * stackscope too); 0: none. */
+int attach_uprobe_ref(struct session *s, int prog_fd, const char *path, uint64_t offset,
+		      uint64_t ref_ctr_offset, pid_t pid, uint64_t cookie, bool retprobe,
+		      const char *what);
+
 /* Many uprobes (or uretprobes) in one file, in one link: offsets[i] with
  * cookies[i], for pid (-1: every process).  One release detaches them all
  * at once, where n separate uprobes wait for the kernel n times (tens of

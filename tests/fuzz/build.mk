@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS  := -O1 -g -std=gnu11 -Isrc -I$(BUILD) -D_GNU_SOURCE -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIBSRCS := src/common.c src/hashtab.c src/strpool.c src/sym/elfsyms.c src/sym/debugfile.c \
-	src/sym/dwfunc.c src/sym/dwopen.c src/sym/ksyms.c src/sym/perfmap.c src/sym/proctab.c src/unwind/table.c src/unwind/sframe.c \
+	src/sym/dwfunc.c src/sym/dwopen.c src/sym/usdt.c src/sym/ksyms.c src/sym/perfmap.c src/sym/proctab.c src/unwind/table.c src/unwind/sframe.c \
 	src/report/folded.c src/report/json.c src/report/stacks.c src/report/text.c \
 	$(filter-out src/lang/probe_%.c src/lang/provider.c src/lang/runtime.c src/lang/flame.c,$(wildcard src/lang/*.c))
 FUZZ_LIBOBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_LIBSRCS))
@@ -35,7 +35,7 @@ fuzz-seeds: fixtures workloads
 	rm -rf $(FUZZ_SEEDS)
 	mkdir -p $(FUZZ_SEEDS)/elfsyms $(FUZZ_SEEDS)/unwind $(FUZZ_SEEDS)/dwfunc \
 		$(FUZZ_SEEDS)/procfiles $(FUZZ_SEEDS)/folded $(FUZZ_SEEDS)/lang \
-		$(FUZZ_SEEDS)/tpformat
+		$(FUZZ_SEEDS)/tpformat $(FUZZ_SEEDS)/usdt
 	for f in $(SYMFIX_DIR)/symbols-pie $(SYMFIX_DIR)/symbols-stripped $(SYMFIX_DIR)/libsymbols.so \
 		$(SYMFIX_DIR)/symbols-linked $(SYMFIX_DIR)/symbols-trunc; do \
 		cp $$f $(FUZZ_SEEDS)/elfsyms/; done
@@ -48,6 +48,8 @@ fuzz-seeds: fixtures workloads
 	printf 'app;main;f;g 3\napp;main;k_[k] 1\n\n[unknown] 7\r\n' > $(FUZZ_SEEDS)/folded/a
 	cp tests/fuzz/lang-corpus/* $(FUZZ_SEEDS)/lang/
 	cp tests/fuzz/tpformat-corpus/* $(FUZZ_SEEDS)/tpformat/
+	cp $(WLDIR)/usdt/usdt_wl $(WLDIR)/usdt/libusdt_lib.so $(FUZZ_SEEDS)/usdt/
+	printf -- '-4@%%eax 8@-8(%%rbp) -4@$$5 8@16(%%rax,%%rbx,8) -1@%%ah 8@sym+8(%%rip)' > $(FUZZ_SEEDS)/usdt/args
 
 # FUZZ_SECONDS each; a crash leaves its input in $(FUZZ_BUILD)/crash-*
 fuzz:

@@ -95,3 +95,16 @@ $(WLDIR)/jit/jit: tests/workloads/jit/jit.c
 	@mkdir -p $(@D)
 	$(NOFP) $< -o $@
 workloads: $(WLDIR)/jit/jit
+
+# USDT probes (tests/workloads/usdt): gcc -O2 so that the notes' operands
+# are registers, memory by register and by %rip-relative symbol, and
+# constants (<sys/sdt.h>: systemtap-sdt-dev)
+USDTDIR := $(WLDIR)/usdt
+workloads: $(USDTDIR)/usdt_wl
+$(USDTDIR)/libusdt_lib.so: tests/workloads/usdt/usdt_lib.c
+	@mkdir -p $(@D)
+	gcc -O2 -g -fno-omit-frame-pointer -fPIC -shared $< -o $@
+$(USDTDIR)/usdt_wl: tests/workloads/usdt/usdt_wl.c $(USDTDIR)/libusdt_lib.so
+	gcc -O2 -g -fno-omit-frame-pointer -fno-inline $< -o $@ -L$(USDTDIR) -lusdt_lib \
+		-Wl,-rpath,'$$ORIGIN'
+

@@ -56,6 +56,8 @@ struct lang_cg_point {
 	 * the probe has none. */
 	int (*field)(void *ctx, const char *name, unsigned n, struct lang_field_access *acc);
 	void *ctx;
+	/* syscall:NAME:entry|return (lang/provider.h); NULL otherwise */
+	const struct lang_sys_point *sys;
 };
 
 enum lang_cg_map_role {
@@ -66,6 +68,8 @@ enum lang_cg_map_role {
 	LANG_CGM_FULL,		/* per-CPU u64 per @map: updates refused (map full) */
 	LANG_CGM_SCRATCH,	/* per-CPU, one program's */
 	LANG_CGM_STACKS,	/* kstack/ustack ids */
+	LANG_CGM_SYSENTRY,	/* syscall return probes: (pid_tgid, prog) -> the entry's
+				 * time and arguments (struct lang_sys_saved) */
 };
 
 struct lang_cg_map {
@@ -93,6 +97,7 @@ enum {
 	LANG_CG_RENDER_NONE,
 	LANG_CG_RENDER_STRERROR,	/* strerror(n) */
 	LANG_CG_RENDER_SYSCALL,		/* syscall_name(n) */
+	LANG_CG_RENDER_CALL,		/* `call`: a struct lang_rec_call -> the decoders' line */
 };
 
 /* What a record says beyond its header: one per call site. */
@@ -144,6 +149,7 @@ struct lang_cg {
 	struct lang_cg_site *sites;
 	size_t nsites;
 	int ringbuf, state, lost, full, stacks;	/* indexes in maps, -1 none */
+	int sysentry;				/* LANG_CGM_SYSENTRY, -1 none */
 	bool print_maps_on_exit;
 };
 

@@ -783,6 +783,40 @@ static void sys_prologue(struct gen *g)
 	E(I_CALL(BPF_FUNC_probe_read_kernel));
 }
 
+static bool call_captured(const struct sc_arg_spec *as)
+{
+	switch (as->cap) {
+	case SC_CAP_PATH: case SC_CAP_STR: case SC_CAP_BUF_OUT:
+		return true;
+	case SC_CAP_BUF_IN:
+		return as->len_arg < SC_ARGS;
+	case SC_CAP_STRUCT_IN: case SC_CAP_STRUCT_OUT:
+		return as->size && as->size <= LANG_REC_CALL_CAP;
+	default:
+		return false;
+	}
+}
+
+int lang_cg_call_slot(const struct sc_spec *spec, int arg)
+{
+	int slot = 0;
+
+	if (arg < 0 || arg >= SC_ARGS || !call_captured(&spec->args[arg]))
+		return -1;
+	for (int i = 0; i < arg; i++)
+		slot += call_captured(&spec->args[i]);
+	return slot;
+}
+
+uint32_t lang_cg_call_size(const struct sc_spec *spec)
+{
+	uint32_t n = 0;
+
+	for (int i = 0; i < SC_ARGS; i++)
+		n += call_captured(&spec->args[i]);
+	return (uint32_t)sizeof(struct lang_rec_call) + n * LANG_REC_CALL_CAP;
+}
+
 /* reg = the saved argument i (return probes) */
 static void sys_saved_arg(struct gen *g, int reg, int i)
 {
@@ -828,11 +862,15 @@ static void gen_call_rec(struct gen *g, uint32_t off)
 	E(I_CALL(BPF_FUNC_get_current_comm));
 	for (int i = 0; i < LANG_REC_CALL_ARGS; i++) {
 		const struct sc_arg_spec *as = &sp->spec->args[i];
-		uint32_t data = off + (uint32_t)offsetof(struct lang_rec_call, data[i]);
+		int slot = lang_cg_call_slot(sp->spec, i);
+		uint32_t data = off + (uint32_t)sizeof(struct lang_rec_call) +
+				(uint32_t)(slot < 0 ? 0 : slot) * LANG_REC_CALL_CAP;
 		int skip = insn_label(g->b);
 		int helper = BPF_FUNC_probe_read_user;
 		bool fixed = as->len_arg >= SC_ARGS;
 
+		if (slot < 0)
+			continue;
 		switch (as->cap) {
 		case SC_CAP_PATH:
 		case SC_CAP_STR:
@@ -1437,7 +1475,7 @@ static void gen_record(struct gen *g, const struct lang_node *call, enum lang_cg
 		if (a->kind == LANG_N_BUILTIN && !strcmp(a->name, "call") && g->pt && g->pt->sys) {
 			/* the decoders' line, made in user space */
 			s.args[i].render = LANG_CG_RENDER_CALL;
-			size += (uint32_t)sizeof(struct lang_rec_call);
+			size += lang_cg_call_size(g->pt->sys->spec);
 			continue;
 		}
 		size += lang_cg_size(g->cg, &s.args[i].type);

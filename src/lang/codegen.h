@@ -169,6 +169,12 @@ struct lang_pos lang_cg_insn_pos(const struct lang_cg_prog *p, size_t i);
 /* The programs as text: "PROGRAM name (type)" then insn_dump(). */
 void lang_cg_dump(FILE *f, const struct lang_cg *cg);
 
+/* `call` (struct lang_rec_call): the data slot of argument arg under
+ * spec, or -1 when its memory is not captured; the record's bytes. */
+struct sc_spec;
+int lang_cg_call_slot(const struct sc_spec *spec, int arg);
+uint32_t lang_cg_call_size(const struct sc_spec *spec);
+
 /* hist()'s and lhist()'s bucket of v, as the generated code computes it
  * (bpftrace's). */
 unsigned lang_cg_hist_index(int64_t v, unsigned k);

@@ -166,7 +166,7 @@ static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 static const char *render_call(struct rt *rt, const uint8_t *p)
 {
 	const struct sc_info *si;
-	struct lang_rec_call c;
+	const struct lang_rec_call *c = (const struct lang_rec_call *)p;
 	struct sc_spec spec;
 	struct sc_record *r;
 	struct sc_fmt_opts fo = { .strsize = LANG_SYS_STRSIZE };
@@ -176,26 +176,25 @@ static const char *render_call(struct rt *rt, const uint8_t *p)
 	size_t len = 0;
 	FILE *f;
 
-	memcpy(&c, p, sizeof(c));
 	if (!rt->systab)
 		rt->systab = sc_table_load();
-	if (!rt->systab || c.nr >= SC_NR_MAX)
+	if (!rt->systab || c->nr >= SC_NR_MAX)
 		return "?";
-	si = sc_table_get(rt->systab, (int)c.nr);
+	si = sc_table_get(rt->systab, (int)c->nr);
 	sc_spec_for(si, &spec);
 	buf = calloc(1, size);
 	if (!buf)
 		return "?";
 	r = (struct sc_record *)buf;
 	r->kind = SC_REC_CALL;
-	r->enter_ns = c.enter_ns;
-	r->exit_ns = c.exit_ns;
-	memcpy(r->args, c.args, sizeof(r->args));
-	r->ret = c.ret;
-	r->pid = c.pid;
-	r->tid = c.tid;
-	r->nr = c.nr;
-	memcpy(r->comm, c.comm, sizeof(r->comm));
+	r->enter_ns = c->enter_ns;
+	r->exit_ns = c->exit_ns;
+	memcpy(r->args, c->args, sizeof(r->args));
+	r->ret = c->ret;
+	r->pid = c->pid;
+	r->tid = c->tid;
+	r->nr = c->nr;
+	memcpy(r->comm, c->comm, sizeof(r->comm));
 	for (int i = 0; i < SC_ARGS; i++) {
 		const struct sc_arg_spec *as = &spec.args[i];
 		uint32_t cap = as->size && as->size < LANG_REC_CALL_CAP ? as->size :
@@ -204,8 +203,11 @@ static const char *render_call(struct rt *rt, const uint8_t *p)
 		struct sc_chunk *ch = (struct sc_chunk *)(buf + sizeof(*r) + r->data_len);
 		uint64_t want = 0, n = 0;
 		uint8_t flags = 0;
-		int64_t rc = c.rc[i];
+		int64_t rc = c->rc[i];
+		int slot = lang_cg_call_slot(&spec, i);
 
+		if (slot < 0)
+			continue;
 		switch (as->cap) {
 		case SC_CAP_PATH:
 		case SC_CAP_STR:
@@ -224,14 +226,14 @@ static const char *render_call(struct rt *rt, const uint8_t *p)
 		case SC_CAP_BUF_IN:
 			if (fixed)
 				continue;
-			want = c.args[as->len_arg];
+			want = c->args[as->len_arg];
 			goto buf;
 		case SC_CAP_BUF_OUT:
-			if (c.ret <= 0)
+			if (c->ret <= 0)
 				continue;
-			want = (uint64_t)c.ret;
-			if (!fixed && c.args[as->len_arg] < want)
-				want = c.args[as->len_arg];
+			want = (uint64_t)c->ret;
+			if (!fixed && c->args[as->len_arg] < want)
+				want = c->args[as->len_arg];
 buf:
 			n = want < cap ? want : cap;
 			if (n < want)
@@ -244,7 +246,7 @@ buf:
 		case SC_CAP_STRUCT_IN:
 		case SC_CAP_STRUCT_OUT:
 			if (!as->size || as->size > LANG_REC_CALL_CAP ||
-			    (as->cap == SC_CAP_STRUCT_OUT && c.ret < 0))
+			    (as->cap == SC_CAP_STRUCT_OUT && c->ret < 0))
 				continue;
 			n = as->size;
 			if (rc < 0) {
@@ -262,7 +264,7 @@ buf:
 		ch->flags = flags;
 		ch->idx = 0;
 		ch->len = (uint16_t)n;
-		memcpy(ch + 1, c.data[i], n);
+		memcpy(ch + 1, c->data[slot], n);
 		r->data_len += (uint32_t)SC_CHUNK_SIZE(n);
 	}
 	f = open_memstream(&line, &len);

@@ -15,7 +15,8 @@ static const char usage_text[] =
 "\n"
 "Lists the probes a program can use here, one a line, PATTERN a glob over\n"
 "their names (tracepoint:sched:*, rawtracepoint:sched_*, software:*,\n"
-"uprobe:libc:mall*); one without ':' matches any probe type's names.\n"
+"uprobe:libc:mall*, syscall:open*:return); one without ':' matches any\n"
+"probe type's names.\n"
 "\n"
 "  -v             with each probe's arguments and their types (-lv)\n"
 "  -p PID         libraries of uprobe patterns from this process's mappings\n";

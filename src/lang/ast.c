@@ -194,7 +194,7 @@ const char *lang_provider_name(enum lang_provider p)
 		[LANG_P_PROFILE] = "profile", [LANG_P_INTERVAL] = "interval",
 		[LANG_P_SOFTWARE] = "software", [LANG_P_HARDWARE] = "hardware",
 		[LANG_P_FENTRY] = "fentry", [LANG_P_FEXIT] = "fexit",
-		[LANG_P_WATCHPOINT] = "watchpoint",
+		[LANG_P_WATCHPOINT] = "watchpoint", [LANG_P_SYSCALL] = "syscall",
 	};
 	return (unsigned)p < sizeof(names) / sizeof(names[0]) ? names[p] : "?";
 }
@@ -354,6 +354,8 @@ static void dump_attach(FILE *f, const struct lang_attach *at)
 	if (at->provider == LANG_P_WATCHPOINT)
 		fprintf(f, " addr=0x%llx len=%llu mode=%s", (unsigned long long)at->num,
 			(unsigned long long)at->len, at->mode ? at->mode : "");
+	else if (at->provider == LANG_P_SYSCALL)
+		fprintf(f, " at=%s", at->mode ? at->mode : "");
 	else if (at->num || at->unit)
 		fprintf(f, " %s=%llu", at->unit ? "rate" : "count", (unsigned long long)at->num);
 	if (at->wildcard)

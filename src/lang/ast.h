@@ -90,6 +90,7 @@ enum {
 	LANG_BF_ARGN = 1 << 4,		/* probes with register args (arg0..) */
 	LANG_BF_FORMAT = 1 << 6,	/* arg 0 is a printf format for the rest */
 	LANG_BF_NOVALUE = 1 << 7,	/* a statement: its value cannot be used */
+	LANG_BF_SYSRET = 1 << 8,	/* syscall:NAME:return probes only (duration, call) */
 };
 
 #define LANG_BI_MAXARGS 4
@@ -126,6 +127,7 @@ enum lang_provider {
 	LANG_P_FENTRY,
 	LANG_P_FEXIT,
 	LANG_P_WATCHPOINT,
+	LANG_P_SYSCALL,
 };
 
 const char *lang_provider_name(enum lang_provider p);
@@ -139,7 +141,8 @@ const char *lang_provider_name(enum lang_provider p);
  *   profile:UNIT:N interval:UNIT:N   unit, num
  *   software:EVENT[:COUNT] hardware:...   func=EVENT num (0: the default)
  *   fentry:[MOD:]FUNC fexit:... target=MOD func=FUNC
- *   watchpoint:ADDR:LEN:MODE    num=ADDR len mode */
+ *   watchpoint:ADDR:LEN:MODE    num=ADDR len mode
+ *   syscall:NAME:entry|return   func=NAME mode="entry" or "return" */
 struct lang_attach {
 	struct lang_pos pos;
 	enum lang_provider provider;

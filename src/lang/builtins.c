@@ -20,6 +20,8 @@ const struct lang_builtin lang_builtins[] = {
 	V("args", EXTERN, LANG_BF_ARGS), V("cpid", INT, 0), V("curtask", EXTERN, 0),
 	V("cgroup", INT, 0), V("username", STR, 0), V("rand", INT, 0),
 	V("jiffies", INT, 0), V("numaid", INT, 0), V("sarg0", INT, 0),
+	/* syscall:NAME:return: ns since the entry; the strace-style line */
+	V("duration", INT, LANG_BF_SYSRET), V("call", STR, LANG_BF_SYSRET),
 	/* both: a bare name or a call with a mode and a depth */
 	{ "kstack", LANG_BI_BOTH, 0, 2, { LANG_A_STACKMODE, LANG_A_INTLIT }, LANG_K_STACK, 0 },
 	{ "ustack", LANG_BI_BOTH, 0, 2, { LANG_A_STACKMODE, LANG_A_INTLIT }, LANG_K_STACK, 0 },

@@ -253,12 +253,16 @@ static bool probe_has(const struct lang_probe *p, unsigned flag)
 
 		switch (flag) {
 		case LANG_BF_RET:
-			ok = pv == LANG_P_KRETPROBE || pv == LANG_P_URETPROBE || pv == LANG_P_FEXIT;
+			ok = pv == LANG_P_KRETPROBE || pv == LANG_P_URETPROBE || pv == LANG_P_FEXIT ||
+			     (pv == LANG_P_SYSCALL && !strcmp(p->attach[i].mode, "return"));
+			break;
+		case LANG_BF_SYSRET:
+			ok = pv == LANG_P_SYSCALL && !strcmp(p->attach[i].mode, "return");
 			break;
 		case LANG_BF_ARGS:
 			ok = pv == LANG_P_TRACEPOINT || pv == LANG_P_RAWTRACEPOINT ||
 			     pv == LANG_P_FENTRY || pv == LANG_P_FEXIT || pv == LANG_P_UPROBE ||
-			     pv == LANG_P_URETPROBE;
+			     pv == LANG_P_URETPROBE || pv == LANG_P_SYSCALL;
 			break;
 		case LANG_BF_ARGN:
 			ok = pv == LANG_P_KPROBE || pv == LANG_P_UPROBE || pv == LANG_P_USDT ||
@@ -280,8 +284,9 @@ static void check_builtin_var(struct checker *c, struct lang_node *n)
 		unsigned flag;
 		const char *where;
 	} needs[] = {
-		{ LANG_BF_RET, "kretprobe, uretprobe and fexit probes" },
-		{ LANG_BF_ARGS, "tracepoint, rawtracepoint, fentry, fexit and uprobe probes" },
+		{ LANG_BF_RET, "kretprobe, uretprobe, fexit and syscall:NAME:return probes" },
+		{ LANG_BF_SYSRET, "syscall:NAME:return probes" },
+		{ LANG_BF_ARGS, "tracepoint, rawtracepoint, fentry, fexit, uprobe and syscall probes" },
 		{ LANG_BF_ARGN, "kprobe, uprobe, usdt and rawtracepoint probes" },
 	};
 

@@ -21,6 +21,7 @@
 #include "lang/codegen.h"
 #include "lang/lexer.h"
 #include "lang/rec.h"
+#include "bpf/syscalls.h"
 
 #define FP_CTX (-8)
 #define FP_VARS (-16)
@@ -450,7 +451,7 @@ struct lang_cg *lang_cg_new(struct lang_prog *prog, const struct lang_cg_opts *o
 		return NULL;
 	cg->prog = prog;
 	cg->o = *o;
-	cg->ringbuf = cg->state = cg->lost = cg->full = cg->stacks = -1;
+	cg->ringbuf = cg->state = cg->lost = cg->full = cg->stacks = cg->sysentry = -1;
 	cg->print_maps_on_exit = true;
 	if (!cg->o.max_strlen)
 		cg->o.max_strlen = 64;
@@ -834,7 +835,7 @@ static void gen_access(struct gen *g, const struct lang_field_access *acc, struc
 	case LANG_ACC_STR_PTR:
 		sz = acc->base == LANG_BASE_REGS || acc->size == 8 ? BPF_DW : acc->size == 4 ? BPF_W :
 		     acc->size == 2 ? BPF_H : BPF_B;
-		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, acc->base == LANG_BASE_SAVED ? FP_VARS : FP_CTX));
 		E(I_LDX(sz, BPF_REG_0, BPF_REG_1, (int16_t)acc->offset));
 		if (acc->kind == LANG_ACC_INT && acc->is_signed && sz != BPF_DW)
 			E(I_MOVSX64(BPF_REG_0, BPF_REG_0, (int16_t)(acc->size * 8)));
@@ -872,10 +873,241 @@ static void gen_access(struct gen *g, const struct lang_field_access *acc, struc
 	}
 	case LANG_ACC_USDT:
 		gen_usdt_arg(g, &acc->usdt, pos);
+	case LANG_ACC_USTR:
+		/* a user string pointer: read as a string */
+		push_tmp(g, g->cg->strlen, pos, true);
+		E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, acc->base == LANG_BASE_SAVED ? FP_VARS : FP_CTX));
+		E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_3, (int16_t)acc->offset));
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)g->cg->o.max_strlen));
+		E(I_CALL(BPF_FUNC_probe_read_user_str));
 		return;
 	default:
 		gerr(g, pos, "%s is not a value (an array or a struct): index it or name a field", what);
 		push_const(g, pos, 0);
+	}
+}
+
+/* ---- syscall probes (lang/provider.h: struct lang_sys_point) -------- */
+
+/* The return probe's prologue, after the scratch lookup: the program runs
+ * at sys_enter_EVENT and sys_exit_EVENT both.  At entry it saves the time
+ * and the arguments (struct lang_sys_saved, built at the start of the
+ * variables) keyed by (pid_tgid, this program) and ends; at exit it takes
+ * them back into the variables' first bytes (LANG_BASE_SAVED) and deletes
+ * them, or ends when there are none (the call entered before the probe was
+ * attached, or its entry could not be saved: counted as lost). */
+static void sys_prologue(struct gen *g)
+{
+	int at_exit = insn_label(g->b), ok = insn_label(g->b);
+	const int32_t key = (int32_t)offsetof(struct lang_sys_saved, key_tid);
+
+	if (g->cg->sysentry < 0) {
+		g->cg->sysentry = add_map(g->cg, &(struct lang_cg_map){ .role = LANG_CGM_SYSENTRY,
+			.type = BPF_MAP_TYPE_HASH, .key_size = 16,
+			.value_size = LANG_SYS_SAVED_VALUE, .max_entries = 16384,
+			.name = "sysentry" });
+		if (g->cg->sysentry < 0) {
+			gerr(g, g->probe->pos, "out of memory");
+			return;
+		}
+	}
+	/* the key, both ways */
+	E(I_CALL(BPF_FUNC_get_current_pid_tgid));
+	E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_VARS));
+	E(I_STX(BPF_DW, BPF_REG_1, BPF_REG_0, key));
+	E(I_ST(BPF_DW, BPF_REG_1, key + 8, g->pidx));
+	E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
+	E(I_CALL(BPF_FUNC_get_attach_cookie));
+	insn_jmp_imm(g->b, BPF_JNE, BPF_REG_0, LANG_SYS_COOKIE_ENTRY, at_exit);
+	/* entry: save and end */
+	E(I_CALL(BPF_FUNC_ktime_get_ns));
+	E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_VARS));
+	E(I_STX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, (int32_t)offsetof(struct lang_sys_saved, args)));
+	E(I_MOV64_IMM(BPF_REG_2, 48));
+	E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, FP_CTX));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)LANG_SYS_ARG_OFF(0)));
+	E(I_CALL(BPF_FUNC_probe_read_kernel));
+	ld_map(g, BPF_REG_1, g->cg->sysentry);
+	E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, FP_VARS));
+	E(I_MOV64_REG(BPF_REG_2, BPF_REG_3));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_2, key));
+	E(I_MOV64_IMM(BPF_REG_4, BPF_ANY));
+	E(I_CALL(BPF_FUNC_map_update_elem));
+	insn_jmp_imm(g->b, BPF_JSGE, BPF_REG_0, 0, g->out);
+	/* lost[prog]++ (the key's u32 at key + 8 is the program's index) */
+	ld_map(g, BPF_REG_1, g->cg->lost);
+	E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, FP_VARS));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_2, key + 8));
+	E(I_CALL(BPF_FUNC_map_lookup_elem));
+	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, g->out);
+	E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+	E(I_STX(BPF_DW, BPF_REG_0, BPF_REG_1, 0));
+	insn_ja(g->b, g->out);
+	/* exit: take the entry back */
+	insn_bind(g->b, at_exit);
+	ld_map(g, BPF_REG_1, g->cg->sysentry);
+	E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, FP_VARS));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_2, key));
+	E(I_CALL(BPF_FUNC_map_lookup_elem));
+	insn_jmp_imm(g->b, BPF_JNE, BPF_REG_0, 0, ok);
+	insn_ja(g->b, g->out);
+	insn_bind(g->b, ok);
+	E(I_MOV64_REG(BPF_REG_3, BPF_REG_0));
+	E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_VARS));
+	emit_copy(g, BPF_REG_1, 0, BPF_REG_3, 0, LANG_SYS_SAVED_VALUE);
+	ld_map(g, BPF_REG_1, g->cg->sysentry);
+	E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, FP_VARS));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_2, key));
+	E(I_CALL(BPF_FUNC_map_delete_elem));
+	/* ret */
+	E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_VARS));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, (int32_t)offsetof(struct lang_sys_saved, ret)));
+	E(I_MOV64_IMM(BPF_REG_2, 8));
+	E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, FP_CTX));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, LANG_SYS_RET_OFF));
+	E(I_CALL(BPF_FUNC_probe_read_kernel));
+}
+
+static bool call_captured(const struct sc_arg_spec *as)
+{
+	switch (as->cap) {
+	case SC_CAP_PATH: case SC_CAP_STR: case SC_CAP_BUF_OUT:
+		return true;
+	case SC_CAP_BUF_IN:
+		return as->len_arg < SC_ARGS;
+	case SC_CAP_STRUCT_IN: case SC_CAP_STRUCT_OUT:
+		return as->size && as->size <= LANG_REC_CALL_CAP;
+	default:
+		return false;
+	}
+}
+
+int lang_cg_call_slot(const struct sc_spec *spec, int arg)
+{
+	int slot = 0;
+
+	if (arg < 0 || arg >= SC_ARGS || !call_captured(&spec->args[arg]))
+		return -1;
+	for (int i = 0; i < arg; i++)
+		slot += call_captured(&spec->args[i]);
+	return slot;
+}
+
+uint32_t lang_cg_call_size(const struct sc_spec *spec)
+{
+	uint32_t n = 0;
+
+	for (int i = 0; i < SC_ARGS; i++)
+		n += call_captured(&spec->args[i]);
+	return (uint32_t)sizeof(struct lang_rec_call) + n * LANG_REC_CALL_CAP;
+}
+
+/* reg = the saved argument i (return probes) */
+static void sys_saved_arg(struct gen *g, int reg, int i)
+{
+	E(I_LDX(BPF_DW, reg, BPF_REG_10, FP_VARS));
+	E(I_LDX(BPF_DW, reg, reg, (int16_t)offsetof(struct lang_sys_saved, args[i])));
+}
+
+/* r2 = min(r2, limit), unsigned */
+static void clamp_r2(struct gen *g, uint32_t limit)
+{
+	int ok = insn_label(g->b);
+
+	insn_jmp_imm(g->b, BPF_JLE, BPF_REG_2, (int32_t)limit, ok);
+	E(I_MOV64_IMM(BPF_REG_2, (int32_t)limit));
+	insn_bind(g->b, ok);
+}
+
+/* `call` as a struct lang_rec_call at temporary off: the call's header,
+ * then each argument the decoders capture (path, string, buffer, struct
+ * kinds; others are shown as their value), read at exit. */
+static void gen_call_rec(struct gen *g, uint32_t off)
+{
+	const struct lang_sys_point *sp = g->pt->sys;
+	const uint32_t strsize = sp->strsize;
+
+	tmp_ptr(g, BPF_REG_1, off);
+	E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, FP_VARS));
+	emit_copy(g, BPF_REG_1, (int32_t)offsetof(struct lang_rec_call, enter_ns), BPF_REG_2, 0, 8);
+	emit_copy(g, BPF_REG_1, (int32_t)offsetof(struct lang_rec_call, args), BPF_REG_2,
+		  (int32_t)offsetof(struct lang_sys_saved, args), 48);
+	E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, FP_VARS));
+	E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_2, (int16_t)offsetof(struct lang_sys_saved, ret)));
+	E(I_STX(BPF_DW, BPF_REG_1, BPF_REG_2, (int16_t)offsetof(struct lang_rec_call, ret)));
+	E(I_ST(BPF_W, BPF_REG_1, (int16_t)offsetof(struct lang_rec_call, nr), sp->nr));
+	E(I_CALL(BPF_FUNC_ktime_get_ns));
+	tmp_ptr(g, BPF_REG_1, off);
+	E(I_STX(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)offsetof(struct lang_rec_call, exit_ns)));
+	E(I_CALL(BPF_FUNC_get_current_pid_tgid));
+	tmp_ptr(g, BPF_REG_1, off);
+	E(I_STX(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)offsetof(struct lang_rec_call, tid)));
+	tmp_ptr(g, BPF_REG_1, off + (uint32_t)offsetof(struct lang_rec_call, comm));
+	E(I_MOV64_IMM(BPF_REG_2, 16));
+	E(I_CALL(BPF_FUNC_get_current_comm));
+	for (int i = 0; i < LANG_REC_CALL_ARGS; i++) {
+		const struct sc_arg_spec *as = &sp->spec->args[i];
+		int slot = lang_cg_call_slot(sp->spec, i);
+		uint32_t data = off + (uint32_t)sizeof(struct lang_rec_call) +
+				(uint32_t)(slot < 0 ? 0 : slot) * LANG_REC_CALL_CAP;
+		int skip = insn_label(g->b);
+		int helper = BPF_FUNC_probe_read_user;
+		bool fixed = as->len_arg >= SC_ARGS;
+
+		if (slot < 0)
+			continue;
+		switch (as->cap) {
+		case SC_CAP_PATH:
+		case SC_CAP_STR:
+			helper = BPF_FUNC_probe_read_user_str;
+			E(I_MOV64_IMM(BPF_REG_2, as->cap == SC_CAP_PATH || strsize + 2 > LANG_REC_CALL_CAP ?
+				      LANG_REC_CALL_CAP : (int32_t)strsize + 2));
+			break;
+		case SC_CAP_BUF_IN:
+			if (fixed)
+				continue;
+			sys_saved_arg(g, BPF_REG_2, as->len_arg);
+			clamp_r2(g, as->size && as->size < LANG_REC_CALL_CAP ? as->size :
+				 strsize < LANG_REC_CALL_CAP ? strsize : LANG_REC_CALL_CAP);
+			break;
+		case SC_CAP_BUF_OUT:
+			/* ret > 0 bytes, at most args[len_arg] */
+			E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, FP_VARS));
+			E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_2, (int16_t)offsetof(struct lang_sys_saved, ret)));
+			insn_jmp_imm(g->b, BPF_JSLE, BPF_REG_2, 0, skip);
+			if (!fixed) {
+				int le = insn_label(g->b);
+
+				sys_saved_arg(g, BPF_REG_3, as->len_arg);
+				insn_jmp_reg(g->b, BPF_JLE, BPF_REG_2, BPF_REG_3, le);
+				E(I_MOV64_REG(BPF_REG_2, BPF_REG_3));
+				insn_bind(g->b, le);
+			}
+			clamp_r2(g, as->size && as->size < LANG_REC_CALL_CAP ? as->size :
+				 strsize < LANG_REC_CALL_CAP ? strsize : LANG_REC_CALL_CAP);
+			break;
+		case SC_CAP_STRUCT_IN:
+		case SC_CAP_STRUCT_OUT:
+			if (!as->size || as->size > LANG_REC_CALL_CAP)
+				continue;
+			if (as->cap == SC_CAP_STRUCT_OUT) {
+				E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, FP_VARS));
+				E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_2, (int16_t)offsetof(struct lang_sys_saved, ret)));
+				insn_jmp_imm(g->b, BPF_JSLT, BPF_REG_2, 0, skip);
+			}
+			E(I_MOV64_IMM(BPF_REG_2, as->size));
+			break;
+		default:
+			continue;
+		}
+		tmp_ptr(g, BPF_REG_1, data);
+		sys_saved_arg(g, BPF_REG_3, i);
+		E(I_CALL(helper));
+		tmp_ptr(g, BPF_REG_1, off);
+		E(I_STX(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)offsetof(struct lang_rec_call, rc[i])));
+		insn_bind(g->b, skip);
 	}
 }
 
@@ -947,6 +1179,17 @@ static void gen_builtin(struct gen *g, const struct lang_node *n)
 		push_str(g, n->pos, s ? s : "", s ? strlen(s) : 0);
 	} else if (!strcmp(name, "kstack") || !strcmp(name, "ustack")) {
 		goto stack;
+	} else if (!strcmp(name, "duration") && g->pt && g->pt->sys && g->pt->sys->ret) {
+		/* ns since the entry */
+		E(I_CALL(BPF_FUNC_ktime_get_ns));
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_VARS));
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, (int16_t)offsetof(struct lang_sys_saved, enter_ns)));
+		E(I_ALU64_REG(BPF_SUB, BPF_REG_0, BPF_REG_1));
+		d = vpush(g, n->pos);
+		vset(g, d, BPF_REG_0);
+	} else if (!strcmp(name, "call")) {
+		gerr(g, n->pos, "call is a line to print: use it as an argument of printf() or print()");
+		push_const(g, n->pos, 0);
 	} else if (!strcmp(name, "retval") || !strncmp(name, "arg", 3)) {
 		struct lang_field_access acc;
 		unsigned idx = name[0] == 'a' ? (unsigned)atoi(name + 3) : 0;
@@ -1592,9 +1835,17 @@ static void gen_record(struct gen *g, const struct lang_node *call, enum lang_cg
 	}
 	s.nargs = nargs;
 	for (size_t i = 0; i < nargs; i++) {
-		s.args[i].type = call->list[first + i]->type;
+		const struct lang_node *a = call->list[first + i];
+
+		s.args[i].type = a->type;
 		s.args[i].off = size;
 		s.args[i].site = -1;
+		if (a->kind == LANG_N_BUILTIN && !strcmp(a->name, "call") && g->pt && g->pt->sys) {
+			/* the decoders' line, made in user space */
+			s.args[i].render = LANG_CG_RENDER_CALL;
+			size += lang_cg_call_size(g->pt->sys->spec);
+			continue;
+		}
 		size += lang_cg_size(g->cg, &s.args[i].type);
 	}
 	s.size = size;
@@ -1611,6 +1862,10 @@ static void gen_record(struct gen *g, const struct lang_node *call, enum lang_cg
 
 		if (a->type.kind == LANG_K_TIMESTAMP && a->kind == LANG_N_CALL)
 			g->cg->sites[site].args[i].site = (int)g->cg->nsites;	/* the next site */
+		if (ar->render == LANG_CG_RENDER_CALL) {
+			gen_call_rec(g, off + ar->off);
+			continue;
+		}
 		if (a->kind == LANG_N_CALL &&
 		    (!strcmp(a->name, "strerror") || !strcmp(a->name, "syscall_name"))) {
 			/* the number, named by the runtime */
@@ -2766,6 +3021,11 @@ int lang_cg_gen(struct lang_cg *cg, const struct lang_probe *p, const struct lan
 	g->tmpbase_at = g->b->n;
 	E(I_ALU64_IMM(BPF_ADD, BPF_REG_0, 0));	/* + the variables' bytes, below */
 	E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, FP_TMP));
+	if (pt->sys && pt->sys->ret) {
+		/* the saved entry at the variables' start */
+		g->var_size = sizeof(struct lang_sys_saved);
+		sys_prologue(g);
+	}
 
 	scope_enter(g);
 	if (p->pred)

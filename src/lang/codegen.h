@@ -57,6 +57,8 @@ struct lang_cg_point {
 	 * the probe has none. */
 	int (*field)(void *ctx, const char *name, unsigned n, struct lang_field_access *acc);
 	void *ctx;
+	/* syscall:NAME:entry|return (lang/provider.h); NULL otherwise */
+	const struct lang_sys_point *sys;
 };
 
 enum lang_cg_map_role {
@@ -68,6 +70,8 @@ enum lang_cg_map_role {
 	LANG_CGM_SCRATCH,	/* per-CPU, one program's */
 	LANG_CGM_STACKS,	/* kstack/ustack ids */
 	LANG_CGM_SNAP,		/* per-CPU, one program's: a record + a user stack copy */
+	LANG_CGM_SYSENTRY,	/* syscall return probes: (pid_tgid, prog) -> the entry's
+				 * time and arguments (struct lang_sys_saved) */
 };
 
 struct lang_cg_map {
@@ -98,6 +102,7 @@ enum {
 	LANG_CG_RENDER_NONE,
 	LANG_CG_RENDER_STRERROR,	/* strerror(n) */
 	LANG_CG_RENDER_SYSCALL,		/* syscall_name(n) */
+	LANG_CG_RENDER_CALL,		/* `call`: a struct lang_rec_call -> the decoders' line */
 };
 
 /* What a record says beyond its header: one per call site. */
@@ -155,6 +160,7 @@ struct lang_cg {
 	struct lang_cg_site *sites;
 	size_t nsites;
 	int ringbuf, state, lost, full, stacks;	/* indexes in maps, -1 none */
+	int sysentry;				/* LANG_CGM_SYSENTRY, -1 none */
 	bool print_maps_on_exit;
 	bool snap_used;			/* some ustack is table-unwound (not fp) */
 };
@@ -174,6 +180,12 @@ const struct lang_cg_map *lang_cg_map_find(const struct lang_cg *cg, const char 
 struct lang_pos lang_cg_insn_pos(const struct lang_cg_prog *p, size_t i);
 /* The programs as text: "PROGRAM name (type)" then insn_dump(). */
 void lang_cg_dump(FILE *f, const struct lang_cg *cg);
+
+/* `call` (struct lang_rec_call): the data slot of argument arg under
+ * spec, or -1 when its memory is not captured; the record's bytes. */
+struct sc_spec;
+int lang_cg_call_slot(const struct sc_spec *spec, int arg);
+uint32_t lang_cg_call_size(const struct sc_spec *spec);
 
 /* hist()'s and lhist()'s bucket of v, as the generated code computes it
  * (bpftrace's). */

@@ -768,7 +768,7 @@ static const struct {
 	{ "software", "s", LANG_P_SOFTWARE }, { "hardware", "h", LANG_P_HARDWARE },
 	{ "fentry", "f", LANG_P_FENTRY }, { "fexit", "fr", LANG_P_FEXIT },
 	{ "kfunc", NULL, LANG_P_FENTRY }, { "kretfunc", NULL, LANG_P_FEXIT },
-	{ "watchpoint", "w", LANG_P_WATCHPOINT },
+	{ "watchpoint", "w", LANG_P_WATCHPOINT }, { "syscall", NULL, LANG_P_SYSCALL },
 };
 
 static const char *const software_events[] = {
@@ -978,6 +978,12 @@ static bool parse_attach(struct parser *p, struct lang_attach *at)
 			FAIL_AT(pcs[3].col, "watchpoint: the mode is made of r, w and x");
 		at->mode = pcs[3].s;
 		return true;
+	case LANG_P_SYSCALL:
+		if (n != 3 || (strcmp(pcs[2].s, "entry") && strcmp(pcs[2].s, "return")))
+			FAIL_AT(pos.col, "syscall probes are syscall:NAME:entry or syscall:NAME:return");
+		at->func = pcs[1].s;
+		at->mode = pcs[2].s;
+		return true;
 	case LANG_P_BEGIN: case LANG_P_END:
 		break;
 	}
@@ -989,7 +995,7 @@ static bool wildcard_ok(enum lang_provider p)
 {
 	return p == LANG_P_KPROBE || p == LANG_P_KRETPROBE || p == LANG_P_UPROBE ||
 	       p == LANG_P_URETPROBE || p == LANG_P_TRACEPOINT || p == LANG_P_RAWTRACEPOINT ||
-	       p == LANG_P_USDT || p == LANG_P_FENTRY || p == LANG_P_FEXIT;
+	       p == LANG_P_USDT || p == LANG_P_FENTRY || p == LANG_P_FEXIT || p == LANG_P_SYSCALL;
 }
 
 static struct lang_probe *parse_probe(struct parser *p)

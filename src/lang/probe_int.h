@@ -10,7 +10,7 @@
 extern const struct lang_provider_ops lang_tracepoint_ops, lang_rawtracepoint_ops,
 	lang_uprobe_ops, lang_uretprobe_ops, lang_profile_ops, lang_interval_ops,
 	lang_software_ops, lang_hardware_ops, lang_kprobe_ops, lang_kretprobe_ops,
-	lang_fentry_ops, lang_fexit_ops, lang_watchpoint_ops, lang_usdt_ops;
+	lang_fentry_ops, lang_fexit_ops, lang_watchpoint_ops, lang_usdt_ops, lang_syscall_ops;
 
 /* -l's pattern spelled out (see provider.c); *provider the one it names
  * or -1.  0, -ENOENT (said), -ENAMETOOLONG. */
@@ -86,6 +86,18 @@ const struct perf_event_name *perf_event_find(bool hardware, const char *name);
  * rawtracepoint:sys_enter", into out (always a usable sentence). */
 void kernel_alternative(struct lang_probes *pr, const char *func, bool ret, char *out,
 			size_t size);
+
+/* ---- syscall probes (probe_syscall.c) ----------------------------- */
+
+struct sc_table;
+/* Up to 4 syscall names of t nearest to name, ", "-separated ("" when
+ * none is near). */
+void sys_nearest(const struct sc_table *t, const char *name, char *out, size_t size);
+/* The width (4 or 8) and sign of an integer argument's C type. */
+void sys_arg_int(const char *type, uint32_t *size, bool *is_signed);
+/* args.NAME at a syscall point: 0 or -ENOENT. */
+int sys_arg_access(const struct lang_sys_point *sp, const char *field,
+		   struct lang_field_access *acc);
 
 /* ---- uprobes (probe_uprobe.c) -------------------------------------- */
 

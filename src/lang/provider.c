@@ -11,6 +11,7 @@
 #include "common.h"
 #include "lang/probe_int.h"
 #include "lang/provider.h"
+#include "syscall/table.h"
 #include "trace/tracefs.h"
 
 struct lang_probes {
@@ -25,6 +26,7 @@ struct lang_probes {
 	struct expansion *all;
 	size_t nall;
 	struct field_memo *memo;
+	struct sc_table *syscalls;	/* probes_syscalls() */
 };
 
 struct expansion {
@@ -91,6 +93,7 @@ const struct lang_provider_ops *lang_provider_get(enum lang_provider p)
 	case LANG_P_FEXIT: return &lang_fexit_ops;
 	case LANG_P_WATCHPOINT: return &lang_watchpoint_ops;
 	case LANG_P_USDT: return &lang_usdt_ops;
+	case LANG_P_SYSCALL: return &lang_syscall_ops;
 	}
 	return &begin_ops;
 }
@@ -141,6 +144,7 @@ void lang_probes_free(struct lang_probes *pr)
 		free(m);
 	}
 	btf__free(pr->btf);
+	sc_table_free(pr->syscalls);
 	free(pr->events_dir);
 	tracefs_close(pr->tracefs);
 	free(pr);
@@ -183,6 +187,27 @@ struct btf *probes_btf(struct lang_probes *pr)
 		pr->btf_err = errno ? errno : ENOENT;
 	errno = pr->btf_err;
 	return pr->btf;
+}
+
+struct sc_table *probes_syscalls(struct lang_probes *pr)
+{
+	const char *events;
+	char dir[1024];
+
+	if (pr->syscalls)
+		return pr->syscalls;
+	events = probes_events_dir(pr);
+	if (!events)
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s/syscalls", events);
+	pr->syscalls = sc_table_load_dir(dir);
+	if (pr->syscalls && !sc_table_described(pr->syscalls)) {
+		msg("syscall probes: tracefs has no syscall events (CONFIG_FTRACE_SYSCALLS off?)");
+		sc_table_free(pr->syscalls);
+		pr->syscalls = NULL;
+		errno = ENOENT;
+	}
+	return pr->syscalls;
 }
 
 bool probes_glob(const char *glob, const char *name)
@@ -326,7 +351,7 @@ struct lang_type lang_access_type(const struct lang_field_access *acc)
 	case LANG_ACC_INT: case LANG_ACC_PTR: case LANG_ACC_STR_PTR: case LANG_ACC_USDT:
 		t.kind = LANG_K_INT;
 		break;
-	case LANG_ACC_STR_ARRAY: case LANG_ACC_STR_DATALOC:
+	case LANG_ACC_STR_ARRAY: case LANG_ACC_STR_DATALOC: case LANG_ACC_USTR:
 		t.kind = LANG_K_STR;
 		break;
 	case LANG_ACC_ARRAY: case LANG_ACC_RECORD:
@@ -414,6 +439,7 @@ static const struct {
 	{ "profile", "p", LANG_P_PROFILE },
 	{ "interval", "i", LANG_P_INTERVAL },
 	{ "watchpoint", "w", LANG_P_WATCHPOINT },
+	{ "syscall", NULL, LANG_P_SYSCALL },
 };
 
 /* The pattern a provider's lister matches full names against: an alias

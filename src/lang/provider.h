@@ -38,6 +38,9 @@
 #include "lang/ast.h"
 #include "sym/usdt.h"
 
+struct sc_spec;
+struct sc_info;
+
 struct session;
 struct btf;
 struct lang_probes;
@@ -59,6 +62,10 @@ struct lang_probes;
 enum lang_acc_base {
 	LANG_BASE_CTX,
 	LANG_BASE_REGS,
+	/* syscall:NAME:return: the entry's saved record (struct
+	 * lang_sys_saved), copied to the start of the program's scratch
+	 * variables by the prologue: LDX_MEM(DW) from *(FP vars) + offset. */
+	LANG_BASE_SAVED,
 };
 
 /* What the value is, and so what to emit:
@@ -116,6 +123,11 @@ enum lang_acc_kind {
 	LANG_ACC_ARRAY,
 	LANG_ACC_RECORD,
 	LANG_ACC_USDT,
+	/* A user char pointer (size 8) given as a string (syscall probes:
+	 * the arguments the decoders capture as a path or a string): the
+	 * pointer loaded as LANG_ACC_PTR, then bpf_probe_read_user_str(dst,
+	 * max_strlen, ptr) into a zeroed buffer.  Type: string. */
+	LANG_ACC_USTR,
 };
 
 struct lang_field_access {
@@ -133,6 +145,55 @@ struct lang_field_access {
 
 /* The checker's type for an access: int, string or extern (above). */
 struct lang_type lang_access_type(const struct lang_field_access *acc);
+
+/* ---- syscall probes ------------------------------------------------- */
+
+/* What a syscall:NAME:entry|return point's program needs beyond its
+ * context (lang_point.priv, lang_cg_point.sys).  A return point's one
+ * program is attached to both sys_enter_EVENT and sys_exit_EVENT: its
+ * prologue tells them apart by the attachment's cookie
+ * (LANG_SYS_COOKIE_ENTRY at entry: a tracepoint program may not read the
+ * record's common_type), saves a struct lang_sys_saved keyed by
+ * (pid_tgid, program) at entry,
+ * and at exit takes it back (a call whose entry it did not see is not
+ * run) before the probe's block. */
+struct lang_sys_point {
+	int nr;				/* the syscall number */
+	bool ret;			/* a return probe */
+	uint32_t enter_type;		/* the id of syscalls/sys_enter_EVENT */
+	char event[64];			/* "newstat" for stat: the tracefs name */
+	unsigned strsize;		/* `call`: the cut of strings and buffers (-s 32) */
+	struct sc_spec *spec;		/* `call`: what the decoders capture, per argument */
+	const struct sc_info *si;	/* names and types (syscall/decode.h) */
+};
+
+/* The cookie of a return point's attachment at sys_enter_EVENT. */
+#define LANG_SYS_COOKIE_ENTRY 1
+
+/* Layout of the saved entry (LANG_BASE_SAVED offsets). */
+struct lang_sys_saved {
+	uint64_t enter_ns;
+	uint64_t args[6];
+	int64_t ret;			/* at exit, from the sys_exit record */
+	/* the saved map's key, built here: (pid_tgid, the program's index) */
+	uint64_t key_tid, key_prog;
+};
+#define LANG_SYS_SAVED_VALUE 56		/* bytes of the map's value: enter_ns, args */
+
+/* `call` is rendered as `stackscope syscalls` renders a call by default
+ * (-s 32); a path or a captured buffer longer than LANG_SYS_CAP bytes is
+ * cut there (the syscalls command reads a path whole). */
+#define LANG_SYS_STRSIZE 32
+#define LANG_SYS_CAP 256
+
+/* sys_enter_* records: args[i] at 16 + 8 * i; sys_exit_*: ret at 16
+ * (struct syscall_trace_enter / _exit, after the 8-byte trace_entry and
+ * the int syscall number).  A return point's program reads them with
+ * bpf_probe_read_kernel(): the kernel refuses to attach a program whose
+ * direct context loads go past an event's record, and one program serves
+ * records of two sizes. */
+#define LANG_SYS_ARG_OFF(i) (16u + 8u * (unsigned)(i))
+#define LANG_SYS_RET_OFF 16
 
 /* ---- concrete attach points ---------------------------------------- */
 
@@ -271,6 +332,10 @@ const struct lang_probes_opts *probes_opts(const struct lang_probes *pr);
 const char *probes_events_dir(struct lang_probes *pr);
 /* vmlinux BTF (or opts.btf_path), loaded on first use; NULL with errno. */
 struct btf *probes_btf(struct lang_probes *pr);
+/* The syscalls of this kernel (syscall/table.h), read from the events
+ * directory's syscalls/ on first use; NULL with errno (said). */
+struct sc_table;
+struct sc_table *probes_syscalls(struct lang_probes *pr);
 /* fnmatch() of a glob against a name, '*', '?' and [...]: true on match. */
 bool probes_glob(const char *glob, const char *name);
 

@@ -52,6 +52,26 @@ struct lang_rec_snap {
 #define LANG_SNAP_BYTES (16 * 1024)
 #define LANG_SNAP_PAGE 4096
 
+/* `call` in a record (syscall:NAME:return): the call as the syscalls
+ * capture would give it, then per argument the capture kind's result:
+ * rc[i] what bpf_probe_read_user{,_str}() returned for argument i, whose
+ * bytes are in the record's data slot lang_cg_call_slot() (the runtime
+ * recomputes each length from the arguments and ret as the code did,
+ * lang/runtime.c).  Only the slots used are in the record:
+ * lang_cg_call_size() bytes in all. */
+#define LANG_REC_CALL_ARGS 6
+#define LANG_REC_CALL_CAP 256	/* = LANG_SYS_CAP */
+struct lang_rec_call {
+	uint64_t enter_ns, exit_ns;
+	uint64_t args[LANG_REC_CALL_ARGS];
+	int64_t ret;
+	uint32_t tid, pid;	/* bpf_get_current_pid_tgid() as stored */
+	uint32_t nr, pad;
+	char comm[16];
+	int64_t rc[LANG_REC_CALL_ARGS];
+	uint8_t data[][LANG_REC_CALL_CAP];
+};
+
 struct lang_rec_minmax {
 	int64_t v;
 	uint64_t set;

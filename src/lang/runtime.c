@@ -275,6 +275,128 @@ static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 	v->nframes = n;
 }
 
+/* `call`: a struct lang_rec_call made into the syscalls capture's record
+ * (header + chunks, the lengths recomputed from the arguments and ret as
+ * the generated code bounded them) and printed by the decoders. */
+static const char *render_call(struct rt *rt, const uint8_t *p)
+{
+	const struct sc_info *si;
+	const struct lang_rec_call *c = (const struct lang_rec_call *)p;
+	struct sc_spec spec;
+	struct sc_record *r;
+	struct sc_fmt_opts fo = { .strsize = LANG_SYS_STRSIZE };
+	size_t size = sizeof(*r) + LANG_REC_CALL_ARGS * SC_CHUNK_SIZE(LANG_REC_CALL_CAP);
+	uint8_t *buf;
+	char *line = NULL, *out;
+	size_t len = 0;
+	FILE *f;
+
+	if (!rt->systab)
+		rt->systab = sc_table_load();
+	if (!rt->systab || c->nr >= SC_NR_MAX)
+		return "?";
+	si = sc_table_get(rt->systab, (int)c->nr);
+	sc_spec_for(si, &spec);
+	buf = calloc(1, size);
+	if (!buf)
+		return "?";
+	r = (struct sc_record *)buf;
+	r->kind = SC_REC_CALL;
+	r->enter_ns = c->enter_ns;
+	r->exit_ns = c->exit_ns;
+	memcpy(r->args, c->args, sizeof(r->args));
+	r->ret = c->ret;
+	r->pid = c->pid;
+	r->tid = c->tid;
+	r->nr = c->nr;
+	memcpy(r->comm, c->comm, sizeof(r->comm));
+	for (int i = 0; i < SC_ARGS; i++) {
+		const struct sc_arg_spec *as = &spec.args[i];
+		uint32_t cap = as->size && as->size < LANG_REC_CALL_CAP ? as->size :
+			       LANG_SYS_STRSIZE < LANG_REC_CALL_CAP ? LANG_SYS_STRSIZE : LANG_REC_CALL_CAP;
+		bool fixed = as->len_arg >= SC_ARGS;
+		struct sc_chunk *ch = (struct sc_chunk *)(buf + sizeof(*r) + r->data_len);
+		uint64_t want = 0, n = 0;
+		uint8_t flags = 0;
+		int64_t rc = c->rc[i];
+		int slot = lang_cg_call_slot(&spec, i);
+
+		if (slot < 0)
+			continue;
+		switch (as->cap) {
+		case SC_CAP_PATH:
+		case SC_CAP_STR:
+			if (rc <= 0) {
+				flags = SC_CHUNK_FAULT;
+				break;
+			}
+			n = (uint64_t)rc - 1;
+			if (as->cap == SC_CAP_STR && n > LANG_SYS_STRSIZE) {
+				n = LANG_SYS_STRSIZE;
+				flags = SC_CHUNK_TRUNC;
+			} else if (as->cap == SC_CAP_PATH && rc == LANG_REC_CALL_CAP) {
+				flags = SC_CHUNK_TRUNC;
+			}
+			break;
+		case SC_CAP_BUF_IN:
+			if (fixed)
+				continue;
+			want = c->args[as->len_arg];
+			goto buf;
+		case SC_CAP_BUF_OUT:
+			if (c->ret <= 0)
+				continue;
+			want = (uint64_t)c->ret;
+			if (!fixed && c->args[as->len_arg] < want)
+				want = c->args[as->len_arg];
+buf:
+			n = want < cap ? want : cap;
+			if (n < want)
+				flags = SC_CHUNK_TRUNC;
+			if (rc < 0) {
+				n = 0;
+				flags = SC_CHUNK_FAULT;
+			}
+			break;
+		case SC_CAP_STRUCT_IN:
+		case SC_CAP_STRUCT_OUT:
+			if (!as->size || as->size > LANG_REC_CALL_CAP ||
+			    (as->cap == SC_CAP_STRUCT_OUT && c->ret < 0))
+				continue;
+			n = as->size;
+			if (rc < 0) {
+				n = 0;
+				flags = SC_CHUNK_FAULT;
+			}
+			break;
+		default:
+			continue;
+		}
+		if (n > LANG_REC_CALL_CAP)
+			n = LANG_REC_CALL_CAP;
+		ch->arg = (uint8_t)i;
+		ch->cap = as->cap;
+		ch->flags = flags;
+		ch->idx = 0;
+		ch->len = (uint16_t)n;
+		memcpy(ch + 1, c->data[slot], n);
+		r->data_len += (uint32_t)SC_CHUNK_SIZE(n);
+	}
+	f = open_memstream(&line, &len);
+	if (!f) {
+		free(buf);
+		return "?";
+	}
+	sc_print_call(f, si, r, sizeof(*r) + r->data_len, &fo);
+	fclose(f);
+	free(buf);
+	out = line ? ar_alloc(rt, len + 1) : NULL;
+	if (out)
+		memcpy(out, line, len + 1);
+	free(line);
+	return out ? out : "?";
+}
+
 static void decode(struct rt *rt, const struct lang_type *t, const uint8_t *p,
 		   struct lang_val *v, const struct lang_cg_arg *arg)
 {
@@ -287,7 +409,9 @@ static void decode(struct rt *rt, const struct lang_type *t, const uint8_t *p,
 	if (arg && arg->render) {
 		const char *s = NULL;
 
-		if (arg->render == LANG_CG_RENDER_STRERROR) {
+		if (arg->render == LANG_CG_RENDER_CALL) {
+			s = render_call(rt, p);
+		} else if (arg->render == LANG_CG_RENDER_STRERROR) {
 			s = strerror((int)i64);
 		} else {
 			if (!rt->systab)
@@ -1108,13 +1232,16 @@ static int generate(struct rt *rt)
 					.field = field_cb, .ctx = &fc };
 				int idx = shared;
 
+				if (pts[i]->provider == LANG_P_SYSCALL)
+					cp.sys = pts[i]->priv;
 				if (idx < 0) {
 					idx = lang_cg_gen(rt->cg, p, &cp);
 					if (idx < 0) {
 						bad = 1;
 						break;
 					}
-					if (!each)
+					/* a syscall return point's prologue is its own */
+					if (!each && !(cp.sys && cp.sys->ret))
 						shared = idx;
 				}
 				if (add_point(rt, p, at, pts[i], idx)) {

@@ -33,6 +33,14 @@ static const char *canonical(const char *event)
 	return event;
 }
 
+const char *sc_event_name(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(renamed); i++)
+		if (!strcmp(name, renamed[i].name))
+			return renamed[i].event;
+	return name;
+}
+
 int sc_table_lookup(const struct sc_table *t, const char *name)
 {
 	name = canonical(name);

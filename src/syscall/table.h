@@ -20,6 +20,9 @@ void sc_table_free(struct sc_table *t);
 /* Never NULL for 0 <= nr < SC_NR_MAX: a number without a name is
  * "syscall_NNN". */
 const struct sc_info *sc_table_get(const struct sc_table *t, int nr);
+/* The tracefs event name (after sys_enter_) of a syscall named as strace
+ * names it: "newstat" for "stat"; else name itself. */
+const char *sc_event_name(const char *name);
 /* The number of a syscall by name (strace's or the kernel's), or -1. */
 int sc_table_lookup(const struct sc_table *t, const char *name);
 /* -e LIST: names and %classes, comma-separated, "trace=" and a leading

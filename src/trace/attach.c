@@ -200,6 +200,12 @@ int attach_uprobe_multi(struct session *s, int prog_fd, const char *path, const 
 
 int attach_tracepoint_id(struct session *s, int prog_fd, int id, const char *what)
 {
+	return attach_tracepoint_cookie(s, prog_fd, id, 0, what);
+}
+
+int attach_tracepoint_cookie(struct session *s, int prog_fd, int id, uint64_t cookie,
+			     const char *what)
+{
 	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT,
 					.sample_period = 1, .wakeup_events = 1 };
 	int pfd, err;
@@ -209,7 +215,7 @@ int attach_tracepoint_id(struct session *s, int prog_fd, int id, const char *wha
 	 * many perf events carry it: one event (on CPU 0, as perf wants one)
 	 * is the attachment, and a second would run the program twice. */
 	pfd = perf_open(&attr, -1, 0);
-	err = pfd < 0 ? pfd : link_perf(s, prog_fd, pfd, 0);
+	err = pfd < 0 ? pfd : link_perf(s, prog_fd, pfd, cookie);
 	if (err)
 		msg("tracepoint %s: attach failed: %s", what, strerror(-err));
 	return err;

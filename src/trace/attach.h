@@ -50,6 +50,10 @@ int attach_tracepoint(struct session *s, int prog_fd, const char *sub, const cha
 /* The same by the event's tracefs id, read by the caller (the language's
  * providers keep tracefs open over many tracepoints); what names it. */
 int attach_tracepoint_id(struct session *s, int prog_fd, int id, const char *what);
+/* ... with a BPF cookie the program reads with bpf_get_attach_cookie()
+ * (one program on several events telling them apart). */
+int attach_tracepoint_cookie(struct session *s, int prog_fd, int id, uint64_t cookie,
+			     const char *what);
 
 /* A program loaded as tp_btf (BPF_PROG_TYPE_TRACING, attach target set at
  * load) or raw_tracepoint (name given). */

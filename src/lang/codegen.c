@@ -873,6 +873,7 @@ static void gen_access(struct gen *g, const struct lang_field_access *acc, struc
 	}
 	case LANG_ACC_USDT:
 		gen_usdt_arg(g, &acc->usdt, pos);
+		return;
 	case LANG_ACC_USTR:
 		/* a user string pointer: read as a string */
 		push_tmp(g, g->cg->strlen, pos, true);

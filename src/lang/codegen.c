@@ -556,8 +556,15 @@ static bool is_signed_expr(struct gen *g, const struct lang_node *n)
 	}
 	case LANG_N_MAP:
 		return n->type.kind != LANG_K_COUNT;
-	case LANG_N_BUILTIN:
-		return !strcmp(n->name, "retval");
+	case LANG_N_BUILTIN: {
+		struct lang_field_access acc;
+
+		if (strcmp(n->name, "retval"))
+			return false;
+		if (g->pt && g->pt->field && !g->pt->field(g->pt->ctx, "retval", 0, &acc))
+			return acc.kind != LANG_ACC_INT || acc.is_signed;
+		return true;
+	}
 	case LANG_N_FIELD: {
 		struct lang_field_access acc;
 
@@ -636,6 +643,15 @@ static void push_call0(struct gen *g, struct lang_pos pos, int helper)
 	vset(g, d, BPF_REG_0);
 }
 
+/* reg's low size bytes, zero-extended to 64 bits. */
+static void emit_zext(struct gen *g, int reg, uint32_t size)
+{
+	if (size == 4)
+		E(I_MOV32_REG(reg, reg));
+	else if (size < 4)
+		E(I_ALU64_IMM(BPF_AND, reg, size == 1 ? 0xff : 0xffff));
+}
+
 /* Pushes the value an access describes (lang/provider.h). */
 static void gen_access(struct gen *g, const struct lang_field_access *acc, struct lang_pos pos,
 		       const char *what)
@@ -650,8 +666,11 @@ static void gen_access(struct gen *g, const struct lang_field_access *acc, struc
 		     acc->size == 2 ? BPF_H : BPF_B;
 		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
 		E(I_LDX(sz, BPF_REG_0, BPF_REG_1, (int16_t)acc->offset));
-		if (acc->kind == LANG_ACC_INT && acc->is_signed && sz != BPF_DW)
+		if (acc->kind == LANG_ACC_INT && acc->is_signed && acc->size < 8)
 			E(I_MOVSX64(BPF_REG_0, BPF_REG_0, (int16_t)(acc->size * 8)));
+		else if (acc->kind == LANG_ACC_INT && sz == BPF_DW && acc->size < 8)
+			/* a register's low bytes: the rest is undefined (x86-64 ABI) */
+			emit_zext(g, BPF_REG_0, acc->size);
 		d = vpush(g, pos);
 		vset(g, d, BPF_REG_0);
 		return;

@@ -1375,6 +1375,43 @@ static void gen_str(struct gen *g, const struct lang_node *n)
 	vset(g, d, BPF_REG_1);
 }
 
+/* x86-64 struct pt_regs, as bpftrace names its registers for reg() */
+static const char *const pt_regs_names[] = {
+	"r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx", "dx",
+	"si", "di", "orig_ax", "ip", "cs", "flags", "sp", "ss",
+};
+
+/* reg("NAME"): the register saved in ctx, a struct pt_regs in uprobes and
+ * kprobes, and at the start of perf_event's struct bpf_perf_event_data
+ * (profile, interval, software). */
+static void gen_reg(struct gen *g, const struct lang_node *n)
+{
+	const struct lang_node *a = n->n ? n->list[0] : NULL;
+	int d;
+
+	for (size_t i = 0; a && a->kind == LANG_N_STR && i < sizeof(pt_regs_names) / sizeof(pt_regs_names[0]); i++) {
+		if (strcmp(a->str, pt_regs_names[i]))
+			continue;
+		if (!g->pt || (g->pt->type != BPF_PROG_TYPE_KPROBE &&
+			       g->pt->type != BPF_PROG_TYPE_PERF_EVENT))
+			break;
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
+		E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_1, (int16_t)(i * 8)));
+		d = vpush(g, n->pos);
+		vset(g, d, BPF_REG_0);
+		return;
+	}
+	if (a && a->kind == LANG_N_STR && (!g->pt || (g->pt->type != BPF_PROG_TYPE_KPROBE &&
+						      g->pt->type != BPF_PROG_TYPE_PERF_EVENT)))
+		gerr(g, n->pos, "reg() reads the registers of uprobe, uretprobe, kprobe, profile, "
+		     "interval and software probes, not of %s",
+		     g->pt && g->pt->name ? g->pt->name : "this probe");
+	else
+		gerr(g, n->pos, "reg(\"%s\"): no such register (x86-64: ip, sp, bp, ax, bx, cx, dx, "
+		     "si, di, r8..r15, flags, orig_ax, cs, ss)", a && a->str ? a->str : "?");
+	push_const(g, n->pos, 0);
+}
+
 static unsigned log2_index_emit(struct gen *g, int r, unsigned k);
 
 static void gen_call_value(struct gen *g, const struct lang_node *n)
@@ -1382,6 +1419,10 @@ static void gen_call_value(struct gen *g, const struct lang_node *n)
 	const char *name = n->name;
 	int d, r;
 
+	if (!strcmp(name, "reg")) {
+		gen_reg(g, n);
+		return;
+	}
 	if (!strcmp(name, "kstack") || !strcmp(name, "ustack")) {
 		gen_builtin(g, n);
 	} else if (!strcmp(name, "str")) {

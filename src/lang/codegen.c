@@ -568,13 +568,17 @@ static bool is_signed_expr(struct gen *g, const struct lang_node *n)
 	case LANG_N_FIELD: {
 		struct lang_field_access acc;
 
+		if (n->deref.size)
+			return n->deref.is_signed;
 		if (g->pt && g->pt->field && !g->pt->field(g->pt->ctx, n->name, 0, &acc))
 			return acc.is_signed;
 		return false;
 	}
 	case LANG_N_CAST:
-		return cast_signed(n->name);
+		return !strchr(n->name, '*') && cast_signed(n->name);
 	case LANG_N_UNARY:
+		if (n->op == LANG_TOK_STAR)
+			return n->deref.is_signed;
 		return n->op == LANG_TOK_MINUS || n->op == LANG_TOK_NOT ? true :
 		       is_signed_expr(g, n->a);
 	case LANG_N_BINARY:
@@ -1079,10 +1083,77 @@ static void gen_binary(struct gen *g, const struct lang_node *n)
 	}
 }
 
+/* Memory of this probe's kind: user memory in uprobes and usdt, else the
+ * kernel's. */
+static bool probe_reads_user(const struct gen *g)
+{
+	enum lang_provider p = g->pt && g->pt->at ? g->pt->at->provider : LANG_P_BEGIN;
+
+	return p == LANG_P_UPROBE || p == LANG_P_URETPROBE || p == LANG_P_USDT;
+}
+
+/* The entry on top of the stack is an address: it becomes what d says
+ * is there (an integer of d->size bytes, extended by its sign, or a
+ * string of a char array), read with bpf_probe_read_{user,kernel} so a
+ * bad or NULL address gives 0 (the helper zeroes its destination when
+ * the read fails). */
+static void emit_deref(struct gen *g, const struct lang_deref *d, bool user, struct lang_pos pos)
+{
+	int helper = user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel;
+	int top = vtop(g), r = vreg(g, top, BPF_REG_3);
+	uint32_t off;
+
+	if (r != BPF_REG_3)
+		E(I_MOV64_REG(BPF_REG_3, r));
+	if (d->off)
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)d->off));
+	if (d->str) {
+		uint32_t len = d->size < g->cg->o.max_strlen - 1 ? d->size : g->cg->o.max_strlen - 1;
+
+		off = tmp_alloc(g, g->cg->strlen, pos);
+		tmp_ptr(g, BPF_REG_1, off);
+		emit_zero(g, BPF_REG_1, 0, g->cg->strlen);
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)len));
+		E(I_CALL(helper));
+		tmp_ptr(g, BPF_REG_1, off);
+		/* a full array has no NUL of its own */
+		E(I_ST(BPF_B, BPF_REG_1, (int16_t)len, 0));
+		vset(g, top, BPF_REG_1);
+		return;
+	}
+	off = tmp_alloc(g, 8, pos);
+	tmp_ptr(g, BPF_REG_1, off);
+	E(I_MOV64_IMM(BPF_REG_2, (int32_t)d->size));
+	E(I_CALL(helper));
+	tmp_ptr(g, BPF_REG_1, off);
+	E(I_LDX(d->size == 8 ? BPF_DW : d->size == 4 ? BPF_W : d->size == 2 ? BPF_H : BPF_B,
+		BPF_REG_0, BPF_REG_1, 0));
+	if (d->is_signed && d->size < 8)
+		E(I_MOVSX64(BPF_REG_0, BPF_REG_0, (int16_t)(d->size * 8)));
+	vset(g, top, BPF_REG_0);
+}
+
+/* Pushes the address a record-typed member chain (p->rec, r.rec) names. */
+static void gen_member_base(struct gen *g, const struct lang_node *n)
+{
+	const struct lang_node *a = n;
+
+	/* record.f.g: the first non-record node holds the pointer */
+	while (a->kind == LANG_N_FIELD && a->op == LANG_TOK_DOT && a->a->kind == LANG_N_FIELD &&
+	       a->a->deref.record)
+		a = a->a;
+	gen_expr(g, a->kind == LANG_N_FIELD ? a->a : a);
+}
+
 static void gen_unary(struct gen *g, const struct lang_node *n)
 {
 	int d, r;
 
+	if (n->op == LANG_TOK_STAR && n->deref.size) {
+		gen_expr(g, n->a);
+		emit_deref(g, &n->deref, probe_reads_user(g), n->pos);
+		return;
+	}
 	if (n->op == LANG_TOK_STAR || n->op == LANG_TOK_AMP) {
 		gerr(g, n->pos, "pointers ('%s') are not supported by the code generator yet",
 		     lang_tok_name(n->op));
@@ -1135,16 +1206,29 @@ static void gen_cast(struct gen *g, const struct lang_node *n)
 		E(I_MOVSX64(r, r, 16));
 	else if (!strcmp(t, "int32") || !strcmp(t, "s32"))
 		E(I_MOVSX64(r, r, 32));
-	else if (strcmp(t, "int64") && strcmp(t, "uint64") && strcmp(t, "s64") && strcmp(t, "u64"))
+	else if (strcmp(t, "int64") && strcmp(t, "uint64") && strcmp(t, "s64") && strcmp(t, "u64") &&
+		 !strchr(t, '*'))	/* a pointer: the same 64 bits */
 		gerr(g, n->pos, "cast to '%s' is not supported by the code generator yet", t);
 	vset(g, d, r);
 }
 
-/* args.FIELD */
+/* args.FIELD, p->member, record.member, tuple.N */
 static void gen_field(struct gen *g, const struct lang_node *n)
 {
 	struct lang_field_access acc;
 	int d, e = -ENOENT;
+
+	if (n->deref.size) {
+		if (n->deref.record) {
+			gerr(g, n->pos, "%s is a struct: read one of its members", n->name);
+			push_const(g, n->pos, 0);
+			return;
+		}
+		/* a kernel struct's member (BTF): n->deref.off from the pointer */
+		gen_member_base(g, n);
+		emit_deref(g, &n->deref, false, n->pos);
+		return;
+	}
 
 	if (n->a->kind == LANG_N_BUILTIN && !strcmp(n->a->name, "args")) {
 		if (g->pt && g->pt->field)
@@ -1542,7 +1626,8 @@ static void gen_expr(struct gen *g, const struct lang_node *n)
 {
 	g->b->cur_pos = n->pos.line << 16 | (n->pos.col & 0xffff);
 	if (n->type.kind == LANG_K_EXTERN || n->type.kind == LANG_K_NONE) {
-		if (!(n->kind == LANG_N_FIELD && g->pt && g->pt->field) && n->kind != LANG_N_BUILTIN) {
+		if (!(n->kind == LANG_N_FIELD && ((g->pt && g->pt->field) || n->deref.size)) &&
+		    n->kind != LANG_N_BUILTIN) {
 			gerr(g, n->pos, "the type of this expression is not known here");
 			push_const(g, n->pos, 0);
 			return;

@@ -291,6 +291,7 @@ int cmd_run(int argc, char **argv)
 			goto free_prog;
 		}
 		opts.resolve_field = lang_probes_resolve_field;
+		opts.kernel_btf = lang_probes_kernel_btf;
 		opts.ctx = pr;
 	}
 	if (lang_check(prog, &opts)) {

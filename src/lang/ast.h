@@ -57,6 +57,20 @@ struct lang_type {
 	enum lang_kind kind;
 	size_t nelems;
 	struct lang_type *elems;	/* arena */
+	/* kernel types (vmlinux BTF): an INT that is a pointer to this
+	 * struct or union, or an EXTERN that is one by value; 0 none */
+	uint32_t btf_id;
+};
+
+/* How the checker says a dereference reads memory (*p, p->field,
+ * record.field): size bytes at the base address + off. */
+struct lang_deref {
+	uint32_t off;
+	uint32_t size;			/* 1, 2, 4, 8; a char array's length */
+	bool is_signed;
+	bool str;			/* a char array, read as a string */
+	bool record;			/* a struct or union by value: an address only */
+	bool kernel;			/* kernel memory whatever the probe (BTF types) */
 };
 
 const char *lang_kind_name(enum lang_kind k);
@@ -200,6 +214,7 @@ struct lang_node {
 	size_t n;
 	const struct lang_builtin *bi;
 	struct lang_type type;		/* set by lang_check() */
+	struct lang_deref deref;	/* set by lang_check(): *p (size), p->f, r.f (size != 0) */
 };
 
 /* probe[, probe...] [/pred/] { body } */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lang/ast.h"
+#include "lang/btftype.h"
 #include "lang/lexer.h"
 
 #define MAX_PASSES 32
@@ -486,12 +487,54 @@ static void check_binary(struct checker *c, struct lang_node *n)
 	need_int(c, n->b, what);
 }
 
+/* vmlinux BTF, when the caller gives it */
+static const struct btf *kernel_btf(struct checker *c)
+{
+	return c->opts && c->opts->kernel_btf ? c->opts->kernel_btf(c->opts->ctx) : NULL;
+}
+
+/* p->name on a pointer to a kernel struct (t->btf_id), or record.name on
+ * one by value: the member read through BTF (n->deref). */
+static void check_member(struct checker *c, struct lang_node *n, const struct lang_type *t)
+{
+	const struct btf *btf = kernel_btf(c);
+	const char *why = NULL;
+	int e;
+
+	n->type = simple(LANG_K_EXTERN);
+	e = lang_btf_member(btf, t->btf_id, n->name, &n->deref, &n->type, &why);
+	if (e == -ENOENT)
+		err(c, n->pos, "struct %s has no member '%s'", lang_btf_record_name(btf, t->btf_id),
+		    n->name);
+	else if (e)
+		err(c, n->pos, "%s.%s cannot be read: %s", lang_btf_record_name(btf, t->btf_id),
+		    n->name, why);
+	n->deref.kernel = true;
+	if (n->op == LANG_TOK_DOT && n->a->kind == LANG_N_FIELD)
+		n->deref.off += n->a->deref.off;	/* record.f: from the record's base */
+}
+
 static void check_field(struct checker *c, struct lang_node *n)
 {
 	const struct lang_type *t;
 
 	check_expr(c, n->a, CTX_VALUE);
 	t = &n->a->type;
+	if (t->btf_id && ((n->op == LANG_TOK_ARROW && t->kind == LANG_K_INT) ||
+			  (n->op == LANG_TOK_DOT && t->kind == LANG_K_EXTERN &&
+			   n->a->kind == LANG_N_FIELD && n->a->deref.record))) {
+		check_member(c, n, t);
+		return;
+	}
+	if (n->op == LANG_TOK_ARROW && t->kind == LANG_K_INT) {
+		if (n->a->kind == LANG_N_CAST && (!strncmp(n->a->name, "struct ", 7) ||
+						  !strncmp(n->a->name, "union ", 6)) &&
+		    strchr(n->a->name, '*') == strrchr(n->a->name, '*'))
+			return;	/* the cast said its type is unknown */
+		err(c, n->pos, "'->%s' needs a pointer of known type: cast it, as in "
+		    "((struct task_struct *)p)->%s (kernel types from BTF)", n->name, n->name);
+		return;
+	}
 	if (t->kind == LANG_K_TUPLE && n->op == LANG_TOK_DOT) {
 		if (n->name[0] < '0' || n->name[0] > '9' || n->num >= t->nelems) {
 			err(c, n->pos, "a tuple of %zu has no element '%s'", t->nelems, n->name);
@@ -522,6 +565,38 @@ static void check_field(struct checker *c, struct lang_node *n)
 
 static void check_assignable(struct checker *c, struct lang_node *lhs, const struct lang_type *t,
 			     int op);
+
+/* The size of what a cast pointer points to ("uint16 *": 2, signed or
+ * not), or 0 when the cast does not say. */
+static uint32_t cast_pointee(const char *name, bool *is_signed)
+{
+	static const struct {
+		const char *name;
+		uint32_t size;
+		bool is_signed;
+	} ints[] = {
+		{ "int8", 1, true }, { "uint8", 1, false }, { "int16", 2, true },
+		{ "uint16", 2, false }, { "int32", 4, true }, { "uint32", 4, false },
+		{ "int64", 8, true }, { "uint64", 8, false }, { "s8", 1, true }, { "u8", 1, false },
+		{ "s16", 2, true }, { "u16", 2, false }, { "s32", 4, true }, { "u32", 4, false },
+		{ "s64", 8, true }, { "u64", 8, false }, { "char", 1, true },
+		{ "unsigned char", 1, false }, { "short", 2, true }, { "unsigned short", 2, false },
+		{ "int", 4, true }, { "unsigned int", 4, false }, { "long", 8, true },
+		{ "unsigned long", 8, false },
+	};
+	size_t len = strcspn(name, "*");
+
+	while (len && name[len - 1] == ' ')
+		len--;
+	if (strchr(name, '*') != strrchr(name, '*'))
+		return 8;	/* a pointer to a pointer */
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (strlen(ints[i].name) == len && !strncmp(ints[i].name, name, len)) {
+			*is_signed = ints[i].is_signed;
+			return ints[i].size;
+		}
+	return 0;
+}
 
 static void check_expr(struct checker *c, struct lang_node *n, enum ctx ctx)
 {
@@ -569,6 +644,12 @@ static void check_expr(struct checker *c, struct lang_node *n, enum ctx ctx)
 		return;
 	case LANG_N_BUILTIN:
 		check_builtin_var(c, n);
+		if (!strcmp(n->name, "curtask")) {
+			/* a struct task_struct pointer: curtask->pid */
+			n->type.btf_id = lang_btf_record(kernel_btf(c), "task_struct");
+			if (n->type.btf_id)
+				n->type.kind = LANG_K_INT;
+		}
 		return;
 	case LANG_N_IDENT:
 		err(c, n->pos, "unknown identifier '%s'", n->name);
@@ -589,6 +670,16 @@ static void check_expr(struct checker *c, struct lang_node *n, enum ctx ctx)
 		return;
 	case LANG_N_UNARY:
 		check_expr(c, n->a, CTX_VALUE);
+		if (n->op == LANG_TOK_STAR && n->a->type.btf_id) {
+			err(c, n->pos, "*p of a struct %s pointer is a record: read a member "
+			    "(p->field)", lang_btf_record_name(kernel_btf(c), n->a->type.btf_id));
+		} else if (n->op == LANG_TOK_STAR) {
+			/* the pointee's size when a cast says it, else 8 bytes */
+			n->deref.size = n->a->kind == LANG_N_CAST ? cast_pointee(n->a->name,
+										 &n->deref.is_signed) : 8;
+			if (!n->deref.size)
+				n->deref.size = 8;
+		}
 		if (n->op != LANG_TOK_AMP) {
 			char what[16];
 
@@ -631,6 +722,24 @@ static void check_expr(struct checker *c, struct lang_node *n, enum ctx ctx)
 		n->type = simple(strchr(n->name, '*') || strchr(n->name, '[') ||
 				 !strncmp(n->name, "struct", 6) || !strncmp(n->name, "union", 5) ?
 				 LANG_K_EXTERN : LANG_K_INT);
+		if (strchr(n->name, '*') && !strchr(n->name, '[')) {
+			/* a pointer: an integer; to a kernel struct, typed from BTF */
+			n->type = simple(LANG_K_INT);
+			if ((!strncmp(n->name, "struct ", 7) || !strncmp(n->name, "union ", 6)) &&
+			    strchr(n->name, '*') == strrchr(n->name, '*')) {
+				char rec[128];
+				size_t len = strcspn(n->name, "*");
+
+				while (len && n->name[len - 1] == ' ')
+					len--;
+				snprintf(rec, sizeof(rec), "%.*s", (int)len, n->name);
+				n->type.btf_id = lang_btf_record(kernel_btf(c), rec);
+				if (!kernel_btf(c))
+					n->type = simple(LANG_K_EXTERN);	/* the kernel's to say */
+				else if (!n->type.btf_id)
+					err(c, n->pos, "%s: no such type in the kernel's BTF", rec);
+			}
+		}
 		return;
 	case LANG_N_TUPLE:
 		n->type.kind = LANG_K_TUPLE;

@@ -679,18 +679,26 @@ static bool is_signed_expr(struct gen *g, const struct lang_node *n)
 		    !strncmp(n->name, "arg", 3) && isdigit((unsigned char)n->name[3]) &&
 		    !g->pt->field(g->pt->ctx, NULL, (unsigned)atoi(n->name + 3), &acc))
 			return acc.is_signed;
-		return !strcmp(n->name, "retval");
+		if (strcmp(n->name, "retval"))
+			return false;
+		if (g->pt && g->pt->field && !g->pt->field(g->pt->ctx, "retval", 0, &acc))
+			return acc.kind != LANG_ACC_INT || acc.is_signed;
+		return true;
 	}
 	case LANG_N_FIELD: {
 		struct lang_field_access acc;
 
+		if (n->deref.size)
+			return n->deref.is_signed;
 		if (g->pt && g->pt->field && !g->pt->field(g->pt->ctx, n->name, 0, &acc))
 			return acc.is_signed;
 		return false;
 	}
 	case LANG_N_CAST:
-		return cast_signed(n->name);
+		return !strchr(n->name, '*') && cast_signed(n->name);
 	case LANG_N_UNARY:
+		if (n->op == LANG_TOK_STAR)
+			return n->deref.is_signed;
 		return n->op == LANG_TOK_MINUS || n->op == LANG_TOK_NOT ? true :
 		       is_signed_expr(g, n->a);
 	case LANG_N_BINARY:
@@ -759,6 +767,7 @@ static void push_call0(struct gen *g, struct lang_pos pos, int helper)
 	vset(g, d, BPF_REG_0);
 }
 
+<<<<<<< HEAD
 /* Pushes a USDT argument (LANG_ACC_USDT, sym/usdt.h): a constant, a
  * register of the pt_regs at ctx, or user memory at register + index *
  * scale + displacement; truncated to its size, extended by its sign. */
@@ -821,6 +830,15 @@ static void gen_usdt_arg(struct gen *g, const struct usdt_arg *a, struct lang_po
 	}
 	d = vpush(g, pos);
 	vset(g, d, BPF_REG_0);
+=======
+/* reg's low size bytes, zero-extended to 64 bits. */
+static void emit_zext(struct gen *g, int reg, uint32_t size)
+{
+	if (size == 4)
+		E(I_MOV32_REG(reg, reg));
+	else if (size < 4)
+		E(I_ALU64_IMM(BPF_AND, reg, size == 1 ? 0xff : 0xffff));
+>>>>>>> ltypes
 }
 
 /* Pushes the value an access describes (lang/provider.h). */
@@ -837,8 +855,11 @@ static void gen_access(struct gen *g, const struct lang_field_access *acc, struc
 		     acc->size == 2 ? BPF_H : BPF_B;
 		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, acc->base == LANG_BASE_SAVED ? FP_VARS : FP_CTX));
 		E(I_LDX(sz, BPF_REG_0, BPF_REG_1, (int16_t)acc->offset));
-		if (acc->kind == LANG_ACC_INT && acc->is_signed && sz != BPF_DW)
+		if (acc->kind == LANG_ACC_INT && acc->is_signed && acc->size < 8)
 			E(I_MOVSX64(BPF_REG_0, BPF_REG_0, (int16_t)(acc->size * 8)));
+		else if (acc->kind == LANG_ACC_INT && sz == BPF_DW && acc->size < 8)
+			/* a register's low bytes: the rest is undefined (x86-64 ABI) */
+			emit_zext(g, BPF_REG_0, acc->size);
 		d = vpush(g, pos);
 		vset(g, d, BPF_REG_0);
 		return;
@@ -1522,10 +1543,77 @@ static void gen_binary(struct gen *g, const struct lang_node *n)
 	}
 }
 
+/* Memory of this probe's kind: user memory in uprobes and usdt, else the
+ * kernel's. */
+static bool probe_reads_user(const struct gen *g)
+{
+	enum lang_provider p = g->pt && g->pt->at ? g->pt->at->provider : LANG_P_BEGIN;
+
+	return p == LANG_P_UPROBE || p == LANG_P_URETPROBE || p == LANG_P_USDT;
+}
+
+/* The entry on top of the stack is an address: it becomes what d says
+ * is there (an integer of d->size bytes, extended by its sign, or a
+ * string of a char array), read with bpf_probe_read_{user,kernel} so a
+ * bad or NULL address gives 0 (the helper zeroes its destination when
+ * the read fails). */
+static void emit_deref(struct gen *g, const struct lang_deref *d, bool user, struct lang_pos pos)
+{
+	int helper = user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel;
+	int top = vtop(g), r = vreg(g, top, BPF_REG_3);
+	uint32_t off;
+
+	if (r != BPF_REG_3)
+		E(I_MOV64_REG(BPF_REG_3, r));
+	if (d->off)
+		E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)d->off));
+	if (d->str) {
+		uint32_t len = d->size < g->cg->o.max_strlen - 1 ? d->size : g->cg->o.max_strlen - 1;
+
+		off = tmp_alloc(g, g->cg->strlen, pos);
+		tmp_ptr(g, BPF_REG_1, off);
+		emit_zero(g, BPF_REG_1, 0, g->cg->strlen);
+		E(I_MOV64_IMM(BPF_REG_2, (int32_t)len));
+		E(I_CALL(helper));
+		tmp_ptr(g, BPF_REG_1, off);
+		/* a full array has no NUL of its own */
+		E(I_ST(BPF_B, BPF_REG_1, (int16_t)len, 0));
+		vset(g, top, BPF_REG_1);
+		return;
+	}
+	off = tmp_alloc(g, 8, pos);
+	tmp_ptr(g, BPF_REG_1, off);
+	E(I_MOV64_IMM(BPF_REG_2, (int32_t)d->size));
+	E(I_CALL(helper));
+	tmp_ptr(g, BPF_REG_1, off);
+	E(I_LDX(d->size == 8 ? BPF_DW : d->size == 4 ? BPF_W : d->size == 2 ? BPF_H : BPF_B,
+		BPF_REG_0, BPF_REG_1, 0));
+	if (d->is_signed && d->size < 8)
+		E(I_MOVSX64(BPF_REG_0, BPF_REG_0, (int16_t)(d->size * 8)));
+	vset(g, top, BPF_REG_0);
+}
+
+/* Pushes the address a record-typed member chain (p->rec, r.rec) names. */
+static void gen_member_base(struct gen *g, const struct lang_node *n)
+{
+	const struct lang_node *a = n;
+
+	/* record.f.g: the first non-record node holds the pointer */
+	while (a->kind == LANG_N_FIELD && a->op == LANG_TOK_DOT && a->a->kind == LANG_N_FIELD &&
+	       a->a->deref.record)
+		a = a->a;
+	gen_expr(g, a->kind == LANG_N_FIELD ? a->a : a);
+}
+
 static void gen_unary(struct gen *g, const struct lang_node *n)
 {
 	int d, r;
 
+	if (n->op == LANG_TOK_STAR && n->deref.size) {
+		gen_expr(g, n->a);
+		emit_deref(g, &n->deref, probe_reads_user(g), n->pos);
+		return;
+	}
 	if (n->op == LANG_TOK_STAR || n->op == LANG_TOK_AMP) {
 		gerr(g, n->pos, "pointers ('%s') are not supported by the code generator yet",
 		     lang_tok_name(n->op));
@@ -1578,16 +1666,29 @@ static void gen_cast(struct gen *g, const struct lang_node *n)
 		E(I_MOVSX64(r, r, 16));
 	else if (!strcmp(t, "int32") || !strcmp(t, "s32"))
 		E(I_MOVSX64(r, r, 32));
-	else if (strcmp(t, "int64") && strcmp(t, "uint64") && strcmp(t, "s64") && strcmp(t, "u64"))
+	else if (strcmp(t, "int64") && strcmp(t, "uint64") && strcmp(t, "s64") && strcmp(t, "u64") &&
+		 !strchr(t, '*'))	/* a pointer: the same 64 bits */
 		gerr(g, n->pos, "cast to '%s' is not supported by the code generator yet", t);
 	vset(g, d, r);
 }
 
-/* args.FIELD */
+/* args.FIELD, p->member, record.member, tuple.N */
 static void gen_field(struct gen *g, const struct lang_node *n)
 {
 	struct lang_field_access acc;
 	int d, e = -ENOENT;
+
+	if (n->deref.size) {
+		if (n->deref.record) {
+			gerr(g, n->pos, "%s is a struct: read one of its members", n->name);
+			push_const(g, n->pos, 0);
+			return;
+		}
+		/* a kernel struct's member (BTF): n->deref.off from the pointer */
+		gen_member_base(g, n);
+		emit_deref(g, &n->deref, false, n->pos);
+		return;
+	}
 
 	if (n->a->kind == LANG_N_BUILTIN && !strcmp(n->a->name, "args")) {
 		if (g->pt && g->pt->field)
@@ -1993,6 +2094,43 @@ static void gen_str(struct gen *g, const struct lang_node *n)
 	vset(g, d, BPF_REG_1);
 }
 
+/* x86-64 struct pt_regs, as bpftrace names its registers for reg() */
+static const char *const pt_regs_names[] = {
+	"r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx", "dx",
+	"si", "di", "orig_ax", "ip", "cs", "flags", "sp", "ss",
+};
+
+/* reg("NAME"): the register saved in ctx, a struct pt_regs in uprobes and
+ * kprobes, and at the start of perf_event's struct bpf_perf_event_data
+ * (profile, interval, software). */
+static void gen_reg(struct gen *g, const struct lang_node *n)
+{
+	const struct lang_node *a = n->n ? n->list[0] : NULL;
+	int d;
+
+	for (size_t i = 0; a && a->kind == LANG_N_STR && i < sizeof(pt_regs_names) / sizeof(pt_regs_names[0]); i++) {
+		if (strcmp(a->str, pt_regs_names[i]))
+			continue;
+		if (!g->pt || (g->pt->type != BPF_PROG_TYPE_KPROBE &&
+			       g->pt->type != BPF_PROG_TYPE_PERF_EVENT))
+			break;
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, FP_CTX));
+		E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_1, (int16_t)(i * 8)));
+		d = vpush(g, n->pos);
+		vset(g, d, BPF_REG_0);
+		return;
+	}
+	if (a && a->kind == LANG_N_STR && (!g->pt || (g->pt->type != BPF_PROG_TYPE_KPROBE &&
+						      g->pt->type != BPF_PROG_TYPE_PERF_EVENT)))
+		gerr(g, n->pos, "reg() reads the registers of uprobe, uretprobe, kprobe, profile, "
+		     "interval and software probes, not of %s",
+		     g->pt && g->pt->name ? g->pt->name : "this probe");
+	else
+		gerr(g, n->pos, "reg(\"%s\"): no such register (x86-64: ip, sp, bp, ax, bx, cx, dx, "
+		     "si, di, r8..r15, flags, orig_ax, cs, ss)", a && a->str ? a->str : "?");
+	push_const(g, n->pos, 0);
+}
+
 static unsigned log2_index_emit(struct gen *g, int r, unsigned k);
 
 static void gen_call_value(struct gen *g, const struct lang_node *n)
@@ -2000,6 +2138,10 @@ static void gen_call_value(struct gen *g, const struct lang_node *n)
 	const char *name = n->name;
 	int d, r;
 
+	if (!strcmp(name, "reg")) {
+		gen_reg(g, n);
+		return;
+	}
 	if (!strcmp(name, "kstack") || !strcmp(name, "ustack")) {
 		gen_builtin(g, n);
 	} else if (!strcmp(name, "str")) {
@@ -2119,7 +2261,8 @@ static void gen_expr(struct gen *g, const struct lang_node *n)
 {
 	g->b->cur_pos = n->pos.line << 16 | (n->pos.col & 0xffff);
 	if (n->type.kind == LANG_K_EXTERN || n->type.kind == LANG_K_NONE) {
-		if (!(n->kind == LANG_N_FIELD && g->pt && g->pt->field) && n->kind != LANG_N_BUILTIN) {
+		if (!(n->kind == LANG_N_FIELD && ((g->pt && g->pt->field) || n->deref.size)) &&
+		    n->kind != LANG_N_BUILTIN) {
 			gerr(g, n->pos, "the type of this expression is not known here");
 			push_const(g, n->pos, 0);
 			return;

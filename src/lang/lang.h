@@ -39,6 +39,9 @@ struct lang_check_opts {
 	int (*resolve_field)(void *ctx, const struct lang_attach *at,
 			     const char *field, struct lang_type *out);
 	void *ctx;
+	/* vmlinux BTF (struct btf *, same ctx) for curtask, casts to struct
+	 * pointers and p->field; NULL, or a NULL answer: none. */
+	void *(*kernel_btf)(void *ctx);
 };
 
 /* A program named name (for messages: a path, "stdin", "-e") over a copy

@@ -335,39 +335,30 @@ static int up_argn(const struct lang_point *pt, unsigned n, struct lang_field_ac
 	return 0;
 }
 
-static int up_retval(const struct lang_point *pt, struct lang_field_access *acc)
+/* bpftrace's spelling of a C type: no space before a '*' ("const char*",
+ * "char**"), as its -lv lists them. */
+static void bt_type_name(const char *name, char *out, size_t size)
 {
-	if (pt->provider != LANG_P_URETPROBE)
-		return -ENOENT;
-	acc->kind = LANG_ACC_INT;
-	acc->base = LANG_BASE_REGS;
-	acc->offset = REG_AX;
-	acc->size = 8;
-	acc->user = true;
-	snprintf(acc->ctype, sizeof(acc->ctype), "u64");
-	return 0;
+	size_t n = 0;
+
+	if (!name)
+		name = "?";
+	for (; *name && n + 1 < size; name++)
+		if (!(*name == ' ' && name[1] == '*'))
+			out[n++] = *name;
+	out[n] = '\0';
 }
 
-/* A DWARF-typed parameter as a register read at entry. */
-static int param_access(const struct dwparam *p, struct lang_field_access *acc, const char **why)
+/* How a value of DWARF type t in the register at offset reg is read:
+ * integers by their width and sign, char * as a string pointer, other
+ * pointers as integers.  0, or -EOPNOTSUPP with *why. */
+static int type_access(const struct dwtype *t, uint32_t reg, struct lang_field_access *acc,
+		       const char **why)
 {
-	const struct dwtype *t = &p->type;
-
-	if (t->kind == DWT_FLOAT || t->kind == DWT_AGG || t->kind == DWT_OTHER ||
-	    t->kind == DWT_VOID) {
-		*why = t->kind == DWT_FLOAT ? "a floating-point value (in an SSE register)" :
-		       t->kind == DWT_AGG ? "a struct or union by value" : "of a type not read";
-		return -EOPNOTSUPP;
-	}
-	if (p->loc != DWLOC_REG || p->index < 0 || p->index >= (int)ARRAY_SIZE(arg_regs)) {
-		*why = p->loc == DWLOC_LATE ? "read only after the function's prologue" :
-		       p->why ? p->why : "not in a register at entry";
-		return -EOPNOTSUPP;
-	}
 	acc->base = LANG_BASE_REGS;
-	acc->offset = arg_regs[p->index];
+	acc->offset = reg;
 	acc->user = true;
-	snprintf(acc->ctype, sizeof(acc->ctype), "%s", t->name ? t->name : "?");
+	bt_type_name(t->name, acc->ctype, sizeof(acc->ctype));
 	switch (t->kind) {
 	case DWT_SINT: case DWT_UINT: case DWT_BOOL: case DWT_CHAR: case DWT_ENUM:
 		if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)
@@ -390,13 +381,28 @@ static int param_access(const struct dwparam *p, struct lang_field_access *acc, 
 		break;
 	}
 	*why = t->kind == DWT_FLOAT ? "a floating-point value (in an SSE register)" :
-	       t->kind == DWT_AGG ? "a struct or union by value" : "of a type not read";
+	       t->kind == DWT_AGG ? "a struct or union by value" :
+	       t->kind == DWT_VOID ? "void" : "of a type not read";
 	return -EOPNOTSUPP;
+}
+
+/* A DWARF-typed parameter as a register read at entry. */
+static int param_access(const struct dwparam *p, struct lang_field_access *acc, const char **why)
+{
+	if (p->loc != DWLOC_REG || p->index < 0 || p->index >= (int)ARRAY_SIZE(arg_regs)) {
+		*why = p->type.kind == DWT_FLOAT ? "a floating-point value (in an SSE register)" :
+		       p->type.kind == DWT_AGG ? "a struct or union by value" :
+		       p->loc == DWLOC_LATE ? "read only after the function's prologue" :
+		       p->why ? p->why : "not in a register at entry";
+		return -EOPNOTSUPP;
+	}
+	return type_access(&p->type, arg_regs[p->index], acc, why);
 }
 
 struct up_priv {
 	struct dwfunc *fn;
-	int err;		/* the DWARF could not be read: said once */
+	int err;		/* the DWARF could not be read */
+	bool said;		/* and that was said */
 };
 
 static void up_free(void *p)
@@ -408,34 +414,76 @@ static void up_free(void *p)
 	free(u);
 }
 
-/* The DWARF signature of the function at pt (cached in pt->priv); NULL
- * with the error said once. */
-static const struct dwfunc *up_signature(struct lang_probes *pr, struct lang_point *pt)
+/* The DWARF signature of the function at pt, cached in pt->priv; NULL
+ * with u->err when the file has no DWARF or none for the function. */
+static const struct dwfunc *up_load(struct lang_point *pt)
 {
 	struct up_priv *u = pt->priv;
 	struct dwfuncs *d;
 
-	if (!u) {
-		u = calloc(1, sizeof(*u));
-		if (!u)
-			return NULL;
-		pt->priv = u;
-		d = dwfuncs_open(pt->target);
-		if (!d) {
-			u->err = errno ? -errno : -ENODATA;
-			probes_error(pr, pt->at, u->err, "%s: use arg0..arg5: the file has no DWARF "
-				     "(%s) to name the arguments", pt->name, strerror(-u->err));
-			return NULL;
-		}
-		u->fn = dwfuncs_describe(d, pt->addr);
-		if (!u->fn) {
-			u->err = -ENOENT;
-			probes_error(pr, pt->at, u->err, "%s: the DWARF describes no function at "
-				     "0x%" PRIx64 "; use arg0..arg5", pt->name, pt->addr);
-		}
-		dwfuncs_free(d);
+	if (u)
+		return u->fn;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	pt->priv = u;
+	errno = 0;
+	d = dwfuncs_open(pt->target);
+	if (!d) {
+		u->err = errno ? -errno : -ENODATA;
+		return NULL;
 	}
+	u->fn = dwfuncs_describe(d, pt->addr);
+	if (!u->fn)
+		u->err = -ENOENT;
+	dwfuncs_free(d);
 	return u->fn;
+}
+
+/* up_load(), the error said once. */
+static const struct dwfunc *up_signature(struct lang_probes *pr, struct lang_point *pt)
+{
+	const struct dwfunc *fn = up_load(pt);
+	struct up_priv *u = pt->priv;
+
+	if (fn || !u || u->said)
+		return fn;
+	u->said = true;
+	if (u->err == -ENODATA)
+		probes_error(pr, pt->at, u->err, "%s: %s has no DWARF to name the arguments "
+			     "(build it with -g): use arg0..arg5", pt->name, pt->target);
+	else if (u->err == -ENOENT)
+		probes_error(pr, pt->at, u->err, "%s: the DWARF of %s describes no function at "
+			     "0x%" PRIx64 "; use arg0..arg5", pt->name, pt->target, pt->addr);
+	else
+		probes_error(pr, pt->at, u->err, "%s: the DWARF of %s cannot be read (%s): use "
+			     "arg0..arg5", pt->name, pt->target, strerror(-u->err));
+	return NULL;
+}
+
+/* retval: rax, typed by the function's DWARF return type when the file
+ * has DWARF (a short's -5 is -5, a bool 0 or 1, a char * a string
+ * pointer); else, or for a type not read from rax, the whole register. */
+static int up_retval(const struct lang_point *cpt, struct lang_field_access *acc)
+{
+	struct lang_point *pt = (struct lang_point *)cpt;
+	const struct dwfunc *fn;
+	const char *why;
+
+	if (pt->provider != LANG_P_URETPROBE)
+		return -ENOENT;
+	fn = up_load(pt);
+	if (fn && fn->ret_loc == DWLOC_REG && !type_access(&fn->ret, REG_AX, acc, &why))
+		return 0;
+	memset(acc, 0, sizeof(*acc));
+	acc->kind = LANG_ACC_INT;
+	acc->base = LANG_BASE_REGS;
+	acc->offset = REG_AX;
+	acc->size = 8;
+	acc->is_signed = true;
+	acc->user = true;
+	snprintf(acc->ctype, sizeof(acc->ctype), "u64");
+	return 0;
 }
 
 static int up_field(struct lang_probes *pr, const struct lang_point *cpt, const char *field,
@@ -537,9 +585,13 @@ static void list_params(FILE *f, struct dwfuncs *dw, const char *path, const cha
 	if (elf_func_addr(path, name, &addr))
 		return;
 	fn = dwfuncs_describe(dw, addr);
-	for (size_t i = 0; fn && i < fn->nparams; i++)
-		fprintf(f, "    %s %s\n", fn->params[i].type.name ? fn->params[i].type.name : "?",
+	for (size_t i = 0; fn && i < fn->nparams; i++) {
+		char t[256];
+
+		bt_type_name(fn->params[i].type.name, t, sizeof(t));
+		fprintf(f, "    %s %s\n", t,
 			fn->params[i].name && *fn->params[i].name ? fn->params[i].name : "?");
+	}
 	dwfunc_free(fn);
 }
 

@@ -350,6 +350,8 @@ struct lang_type lang_access_type(const struct lang_field_access *acc)
 	switch (acc->kind) {
 	case LANG_ACC_INT: case LANG_ACC_PTR: case LANG_ACC_STR_PTR: case LANG_ACC_USDT:
 		t.kind = LANG_K_INT;
+		if (acc->kind == LANG_ACC_PTR && !acc->user)
+			t.btf_id = acc->btf_id;	/* a kernel pointer: p->field */
 		break;
 	case LANG_ACC_STR_ARRAY: case LANG_ACC_STR_DATALOC: case LANG_ACC_USTR:
 		t.kind = LANG_K_STR;
@@ -390,6 +392,11 @@ static int resolve(struct lang_probes *pr, const struct lang_attach *at, const c
 			*out = (struct lang_type){ .kind = LANG_K_EXTERN };
 	}
 	return 0;
+}
+
+void *lang_probes_kernel_btf(void *ctx)
+{
+	return probes_btf(ctx);
 }
 
 int lang_probes_resolve_field(void *ctx, const struct lang_attach *at, const char *field,

@@ -310,6 +310,9 @@ int lang_probes_attach(struct session *s, struct lang_probes *pr, const struct l
 int lang_probes_resolve_field(void *ctx, const struct lang_attach *at, const char *field,
 			      struct lang_type *out);
 
+/* lang_check_opts.kernel_btf over the providers: vmlinux BTF or NULL. */
+void *lang_probes_kernel_btf(void *ctx);
+
 /* stackscope -l [PATTERN] / -lv PROBE: what this kernel (and, for
  * uprobe:PATH:..., that binary) offers, one probe a line in bpftrace's
  * spelling; verbose adds "    TYPE NAME" per argument.  PATTERN NULL or

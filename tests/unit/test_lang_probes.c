@@ -853,7 +853,10 @@ TEST(uprobe_args_retval_in_pt_regs)
 	}
 	if (at && !lang_probes_expand(pr, &at[1], &pts, &np) && np == 1) {
 		CHECK_INT(lang_probes_retval(pr, pts[0], &acc), 0);
-		CHECK(acc.base == LANG_BASE_REGS && acc.offset == 80 && acc.size == 8);
+		/* typed by the DWARF of this (-g) binary: an int in eax */
+		CHECK(acc.base == LANG_BASE_REGS && acc.offset == 80 && acc.size == 4 &&
+		      acc.is_signed && acc.kind == LANG_ACC_INT);
+		CHECK_STR(acc.ctype, "int");
 	} else {
 		test_fail(__FILE__, __LINE__, "uretprobe on this binary does not expand");
 	}

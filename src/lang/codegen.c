@@ -767,7 +767,6 @@ static void push_call0(struct gen *g, struct lang_pos pos, int helper)
 	vset(g, d, BPF_REG_0);
 }
 
-<<<<<<< HEAD
 /* Pushes a USDT argument (LANG_ACC_USDT, sym/usdt.h): a constant, a
  * register of the pt_regs at ctx, or user memory at register + index *
  * scale + displacement; truncated to its size, extended by its sign. */
@@ -830,7 +829,8 @@ static void gen_usdt_arg(struct gen *g, const struct usdt_arg *a, struct lang_po
 	}
 	d = vpush(g, pos);
 	vset(g, d, BPF_REG_0);
-=======
+}
+
 /* reg's low size bytes, zero-extended to 64 bits. */
 static void emit_zext(struct gen *g, int reg, uint32_t size)
 {
@@ -838,7 +838,6 @@ static void emit_zext(struct gen *g, int reg, uint32_t size)
 		E(I_MOV32_REG(reg, reg));
 	else if (size < 4)
 		E(I_ALU64_IMM(BPF_AND, reg, size == 1 ? 0xff : 0xffff));
->>>>>>> ltypes
 }
 
 /* Pushes the value an access describes (lang/provider.h). */

@@ -251,7 +251,7 @@ static char *dump_of(const struct lang_cg *cg)
  * (UPDATE_GOLDEN=1 rewrites them). */
 static const char *const golden[] = {
 	"begin_printf", "count_keyless", "count_comm", "arith", "str_compare", "hist",
-	"spill", "while_loop", "args_fields", "ternary_str", "lhist_keyed", "exit_code",
+	"spill", "while_loop", "args_fields", "ternary_str", "lhist_keyed", "exit_code", "deref",
 };
 
 static char *slurp(const char *path)

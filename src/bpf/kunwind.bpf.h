@@ -67,6 +67,19 @@ struct {
 	__uint(max_entries, 64 * 1024);
 } kunwind_miss SEC(".maps");
 
+/* pid -> when it was last told (ns): one miss per process every
+ * KUNWIND_RETELL_NS, not one per sample until the load is done */
+#define KUNWIND_RETELL_NS (50 * 1000 * 1000ULL)
+struct kunwind_told {
+	__u64 gen, ns;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct kunwind_told);
+} kunwind_told SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, KSTAT_NR);
@@ -289,6 +302,12 @@ static long kunwind_frame(__u64 index, void *arg)
 static __always_inline void kunwind_tell(__u32 pid, __u64 gen, __u32 reason, __u64 pc)
 {
 	struct kunwind_miss rec = { .pid = pid, .reason = reason, .gen = gen, .pc = pc };
+	struct kunwind_told *told = bpf_map_lookup_elem(&kunwind_told, &pid), now = {
+		.gen = gen, .ns = bpf_ktime_get_ns() };
+
+	if (told && told->gen == gen && now.ns - told->ns < KUNWIND_RETELL_NS)
+		return;
+	bpf_map_update_elem(&kunwind_told, &pid, &now, BPF_ANY);
 
 	/* the first of a burst wakes the reader: loading soon is what
 	 * ends the burst */

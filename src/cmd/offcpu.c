@@ -223,6 +223,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		bpf_map__set_max_entries(skel->maps.unwind_rows, 1);
 		bpf_map__set_max_entries(skel->maps.unwind_procs, 1);
 		bpf_map__set_max_entries(skel->maps.kunwind_miss, 4096);
+		bpf_map__set_max_entries(skel->maps.kunwind_told, 1);
 	}
 	if (snapshots_on(r)) {
 		skel->rodata->ustack_mode = stackcmd_kunwind(&r->o) ? USTACK_KERNEL : USTACK_SNAPSHOT;

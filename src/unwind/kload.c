@@ -335,6 +335,8 @@ int kload_process(struct kload *k, uint32_t pid, uint64_t gen, bool unmapped)
 	if (bpf_map_update_elem(k->o.procs_fd, &pid, e, BPF_ANY))
 		return -errno;
 	k->stats.loads++;
+	debug("in-kernel unwinding: loaded pid %u (%d executable mappings%s)", pid, n,
+	      e->flags & KUNWIND_UNMAPPED_FP ? ", other pcs by frame pointer" : "");
 	if (!p) {
 		if (htab_count(k->procs) >= MAX_PIDS) {
 			free_all(k->procs);

@@ -139,11 +139,22 @@ test_user_stacks_unwound_in_the_kernel() {
 	us=$(samples out.folded '^libc_sleep;_start;__libc_start_main[^;]*;__libc_start_call_main;main;nap_in_libc;usleep;([^;]*;)*[^ ]*do_nanosleep_\[k\]')
 	between "$us" 897000 "$(measured wl.txt sleeps_us)" ||
 		fail "nap_in_libc via usleep: $us us, want 900000 - 3 x 1 ms to $(measured wl.txt sleeps_us): $(sort -t' ' -k2 -n out.folded | tail -2 | cut -c1-300)"
-	# 40000 waits of two threads started by libc's start_thread (no frame
-	# pointers): each wait's chain from clone3 down, nearly all walked in
-	# the kernel, the fallbacks in the summary
-	timeout 60 "$SS" offcpu -v --unwind kernel -o pp.folded -- "$WL/pingpong" 20000 2>err.txt ||
-		fail "offcpu exited $?: $(cat err.txt)"
+	# the waits of two threads started by libc's start_thread (no frame
+	# pointers), taken by -p until the process was loaded (-v says so)
+	# and ran 50 ms of CPU more: chains from clone3 down, walked in the
+	# kernel, the fallbacks in the summary
+	"$WL/pingpong" 100000000 &
+	wl=$!
+	wait_for "runs_exe $wl $WL/pingpong"
+	"$SS" offcpu -v --unwind kernel -p "$wl" -o pp.folded 2>err.txt &
+	ss=$!
+	wait_for "grep -q 'in-kernel unwinding: loaded pid $wl ' err.txt" 60
+	t0=$(awk '{ print $14 + $15 }' "/proc/$wl/stat")
+	wait_for "[ \$((\$(awk '{ print \$14 + \$15 }' /proc/$wl/stat) - t0)) -ge 5 ]" 60
+	kill -INT "$ss"
+	wait "$ss" || fail "offcpu exited $?: $(grep -v '^libbpf' err.txt)"
+	kill "$wl"
+	wait "$wl" 2>/dev/null
 	read -r k s < <(sed -n 's/.* \([0-9]*\) stacks unwound in the kernel, \([0-9]*\) from snapshots,.*/\1 \2/p' err.txt)
 	[ "${k:-0}" -ge 1 ] || fail "no stack unwound in the kernel: $(grep -E 'in-kernel|offcpu:' err.txt)"
 	[ -n "$s" ] || fail "fallbacks not in the summary: $(tail -1 err.txt)"

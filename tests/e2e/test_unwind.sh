@@ -122,13 +122,48 @@ kernel_counts() {
 	sed -n 's/.* \([0-9]*\) stacks unwound in the kernel, \([0-9]*\) from snapshots, \([0-9]*\) frames by frame pointer,.*/\1 \2 \3/p' "$1"
 }
 
+# cpu_ticks PID: user+sys clock ticks the process has run
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# kernel_p_run WORKLOAD [PROFILE OPTIONS...]: profiles a running WORKLOAD
+# (started here for 120 s) by -p with --unwind kernel until its process
+# was loaded (-v says so) and it ran 50 ms of CPU more, then stops both;
+# out.folded and err.txt are the run's
+kernel_p_run() {
+	local wl=$1 t0
+	shift
+	"$wl" 120 &
+	wlpid=$!
+	wait_for "runs_exe $wlpid $wl"
+	"$SS" profile -v --unwind kernel -F 999 "$@" -p "$wlpid" -o out.folded 2>err.txt &
+	sspid=$!
+	wait_for "grep -q 'in-kernel unwinding: loaded pid $wlpid ' err.txt" 60
+	t0=$(cpu_ticks "$wlpid")
+	wait_for "[ \$((\$(cpu_ticks $wlpid) - t0)) -ge 5 ]" 60
+	kill -INT "$sspid"
+	wait "$sspid" || fail "profile exited $?: $(grep -v '^libbpf' err.txt)"
+	kill "$wlpid"
+	wait "$wlpid" 2>/dev/null
+}
+
 # expect_kernel_chain WORKLOAD LEAF CHAIN_REGEX [ARGS...]: the same
-# complete chains with --unwind kernel, some of the stacks unwound there
+# complete chains with --unwind kernel (whichever way each stack went),
+# the fallbacks in the summary
 expect_kernel_chain() {
 	PROFILE_ARGS="--unwind kernel ${PROFILE_ARGS:-}" expect_chain "$@"
 	read -r k s f < <(kernel_counts err.txt)
-	[ -n "$k" ] || fail "no in-kernel counts in the summary: $(tail -1 err.txt)"
-	[ "$k" -ge 1 ] || fail "no stack unwound in the kernel ($s from snapshots): $(grep in-kernel err.txt)"
+	[ -n "$k" ] && [ -n "$s" ] && [ -n "$f" ] || fail "no in-kernel counts in the summary: $(tail -1 err.txt)"
+}
+
+test_kernel_unwinding_once_loaded() {
+	# once the process is loaded, its samples are unwound in the kernel
+	# (50 ms of its CPU after the load: ~50 samples at 999 Hz), with the
+	# whole chain through libc
+	kernel_p_run "$UW/chain.nofp"
+	read -r k s f < <(kernel_counts err.txt)
+	[ "${k:-0}" -ge 1 ] || fail "no stack unwound in the kernel after the load: $(grep in-kernel err.txt)"
+	read -r full total < <(leaf_chains out.folded leaf "^chain.nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;parent;child;leaf( |;)")
+	[ "$total" -ge 1 ] && [ "$full" = "$total" ] || fail "$full of $total samples in leaf complete: $(sort -t' ' -k2 -n out.folded | tail -2 | cut -c1-300)"
 }
 
 test_kernel_unwinding_same_chains() {
@@ -149,29 +184,27 @@ test_kernel_unwinding_deeper_than_the_store_falls_back() {
 	PROFILE_ARGS="--unwind kernel" expect_chain "$UW/recurse" bottom_spin "${chain}bottom_spin( |;)" 2 200
 	read -r k s f < <(kernel_counts err.txt)
 	deep=$(sed -n 's/.*table over capacity, \([0-9]*\) too deep;.*/\1/p' err.txt)
-	[ "${deep:-0}" -ge 20 ] || fail "deep stacks not counted as fallbacks: $(grep in-kernel err.txt)"
-	[ "$s" -ge "$deep" ] || fail "the summary's $s fallbacks leave out $deep deep stacks"
+	[ -n "$deep" ] && [ "$s" -ge "$deep" ] || fail "the summary's $s fallbacks leave out ${deep:-the} deep stacks: $(grep in-kernel err.txt)"
 }
 
 test_kernel_unwinding_process_started_later() {
 	# the launched shell forks the workload after the run began: its
-	# process is loaded on its first miss, later samples unwound in the
-	# kernel (the shell itself is on the CPU for far less than 20 samples)
+	# process is loaded on its first miss (-v names it), its chains whole
 	PROFILE_ARGS="--unwind kernel" expect_chain sh leaf "^chain.nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;parent;child;leaf( |;)" -c "$UW/chain.nofp 2; true"
-	read -r k s f < <(kernel_counts err.txt)
-	[ "${k:-0}" -ge 20 ] || fail "$k stacks unwound in the kernel: $(grep in-kernel err.txt)"
-	loads=$(sed -n 's/.*; \([0-9]*\) loads,.*/\1/p' err.txt)
-	[ "${loads:-0}" -ge 1 ] || fail "no process loaded: $(grep in-kernel err.txt)"
+	wl=$(sed -n 's/.*in-kernel unwinding: loaded pid \([0-9]*\) .*/\1/p' err.txt | tail -n 1)
+	[ -n "$wl" ] || fail "no process loaded: $(grep in-kernel err.txt)"
 }
 
 test_kernel_unwinding_tiny_row_capacity() {
 	# libc's table cannot fit in 64 rows: stacks through it are copied
 	# and unwound here, complete, and the run says so
-	PROFILE_ARGS="--unwind kernel --unwind-rows 64" expect_chain "$UW/chain.nofp" leaf "${START}parent;child;leaf( |;)" 2
+	kernel_p_run "$UW/chain.nofp" --unwind-rows 64
 	grep -q "did not fit in the 64 rows of --unwind-rows" err.txt || fail "no word of the full row array: $(cat err.txt)"
+	read -r full total < <(leaf_chains out.folded leaf "^chain.nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;parent;child;leaf( |;)")
+	[ "$total" -ge 1 ] && [ "$full" = "$total" ] || fail "$full of $total samples in leaf complete: $(sort -t' ' -k2 -n out.folded | tail -2 | cut -c1-300)"
 	read -r k s f < <(kernel_counts err.txt)
 	cap=$(sed -n 's/.*pc outside its mappings, \([0-9]*\) table over capacity,.*/\1/p' err.txt)
-	[ "${cap:-0}" -ge 20 ] || fail "over-capacity fallbacks not counted: $(grep in-kernel err.txt)"
+	[ "${cap:-0}" -ge 1 ] || fail "over-capacity fallbacks not counted: $(grep in-kernel err.txt)"
 	[ "$s" -ge "$cap" ] || fail "the summary's $s fallbacks leave out $cap over capacity"
 	"$SS" profile --unwind-rows 0 -d 1 2>err.txt && fail "accepted --unwind-rows 0"
 	grep -q 'unwind-rows 0' err.txt || fail "no message naming the bad capacity: $(cat err.txt)"

@@ -1463,6 +1463,26 @@ static void report_losses(struct rt *rt)
 		lang_out_error(rt->out, buf);
 		session_count(rt->s, "user stacks lost", rt->bad_snaps, SESSION_LOSS);
 	}
+	/* firings the kernel skipped: the program would have run while
+	 * another kprobe-type BPF program was running on that CPU (a uprobe
+	 * handler preempted there, for one) */
+	lost = 0;
+	for (size_t i = 0; i < rt->cg->nprogs; i++) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+
+		if (rt->prog_fds && rt->prog_fds[i] >= 0 &&
+		    !bpf_obj_get_info_by_fd(rt->prog_fds[i], &info, &len))
+			lost += info.recursion_misses;
+	}
+	if (lost) {
+		char buf[160];
+
+		snprintf(buf, sizeof(buf), "%" PRIu64 " probe firings missed: the kernel skipped "
+			 "the program while another BPF program ran on that CPU", lost);
+		lang_out_error(rt->out, buf);
+		session_count(rt->s, "probe firings missed", lost, SESSION_LOSS);
+	}
 	for (size_t i = 0; i < rt->cg->nmaps; i++) {
 		const struct lang_cg_map *m = &rt->cg->maps[i];
 		uint64_t n;

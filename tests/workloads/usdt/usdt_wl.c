@@ -24,6 +24,9 @@
  *       disabled" a round, as USDT_WL_GATED_ENABLED() says (nonzero only
  *       while a probe is attached to it), then "lib enabled" or "lib
  *       disabled" as usdt_lib:ping's semaphore was
+ * `usdt_wl spin N` only fires usdt_wl:regs N times, as fast as it can,
+ * and prints "spin N calls NS ns" (CLOCK_MONOTONIC around the loop:
+ * bench/usdt.sh).
  * Every probe has a semaphore (_SDT_HAS_SEMAPHORES is per file).
  *
  * Built with gcc -O2 by the build (tests/workloads/build.mk). */
@@ -31,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <sys/sdt.h>
 
@@ -127,6 +131,20 @@ int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 1;
 	struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
+
+	if (argc > 2 && !strcmp(argv[1], "spin")) {
+		volatile int32_t s32 = -2000000000;
+		struct timespec t0, t1;
+		long n = atol(argv[2]);
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (long i = 0; i < n; i++)
+			fire_regs(200, -100, 60000, -30000, 4000000000u, s32, 1, -1);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("spin %ld calls %lld ns\n", n, (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
+		       (t1.tv_nsec - t0.tv_nsec));
+		return 0;
+	}
 
 	for (long r = 1; !rounds || r <= rounds; r++) {
 		round_once(r);

@@ -776,7 +776,8 @@ static bool per_point(const struct lang_node *n)
 		return false;
 	if (n->kind == LANG_N_BUILTIN &&
 	    (!strcmp(n->name, "probe") || !strcmp(n->name, "func") || !strcmp(n->name, "args") ||
-	     !strcmp(n->name, "retval") || !strncmp(n->name, "arg", 3)))
+	     !strcmp(n->name, "retval") || !strncmp(n->name, "arg", 3) ||
+	     !strcmp(n->name, "call")))
 		return true;
 	if (per_point(n->a) || per_point(n->b) || per_point(n->c))
 		return true;
@@ -839,8 +840,7 @@ static int generate(struct rt *rt)
 						bad = 1;
 						break;
 					}
-					/* a syscall return point's prologue is its own */
-					if (!each && !(cp.sys && cp.sys->ret))
+					if (!each)
 						shared = idx;
 				}
 				if (add_point(rt, p, at, pts[i], idx)) {

@@ -1000,9 +1000,20 @@ static bool call_captured(const struct sc_arg_spec *as)
 		return as->len_arg < SC_ARGS;
 	case SC_CAP_STRUCT_IN: case SC_CAP_STRUCT_OUT:
 		return as->size && as->size <= LANG_REC_CALL_CAP;
+	case SC_CAP_ARRAY_IN: case SC_CAP_ARRAY_INOUT:
+		return as->len_arg < SC_ARGS && as->size && as->size <= LANG_REC_CALL_CAP;
+	case SC_CAP_ARRAY_OUT:
+		return as->size && as->size <= LANG_REC_CALL_CAP;
 	default:
 		return false;
 	}
+}
+
+uint32_t lang_cg_call_array_max(const struct sc_arg_spec *as)
+{
+	uint32_t n = as->size ? LANG_REC_CALL_CAP / as->size : 0;
+
+	return n < SC_ARRAY_MAX ? n : SC_ARRAY_MAX;
 }
 
 int lang_cg_call_slot(const struct sc_spec *spec, int arg)
@@ -1108,6 +1119,33 @@ static void gen_call_rec(struct gen *g, uint32_t off)
 			}
 			clamp_r2(g, as->size && as->size < LANG_REC_CALL_CAP ? as->size :
 				 strsize < LANG_REC_CALL_CAP ? strsize : LANG_REC_CALL_CAP);
+			break;
+		case SC_CAP_ARRAY_IN:
+		case SC_CAP_ARRAY_INOUT:
+		case SC_CAP_ARRAY_OUT:
+			/* count elements (a u32 argument; ret for an output array),
+			 * at most lang_cg_call_array_max(), of size bytes; an
+			 * in-out array read once, at return */
+			if (as->cap == SC_CAP_ARRAY_OUT) {
+				E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, FP_VARS));
+				E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_2,
+					(int16_t)offsetof(struct lang_sys_saved, ret)));
+				insn_jmp_imm(g->b, BPF_JSLE, BPF_REG_2, 0, skip);
+				if (!fixed) {
+					int le = insn_label(g->b);
+
+					sys_saved_arg(g, BPF_REG_3, as->len_arg);
+					E(I_MOV32_REG(BPF_REG_3, BPF_REG_3));
+					insn_jmp_reg(g->b, BPF_JLE, BPF_REG_2, BPF_REG_3, le);
+					E(I_MOV64_REG(BPF_REG_2, BPF_REG_3));
+					insn_bind(g->b, le);
+				}
+			} else {
+				sys_saved_arg(g, BPF_REG_2, as->len_arg);
+				E(I_MOV32_REG(BPF_REG_2, BPF_REG_2));
+			}
+			clamp_r2(g, lang_cg_call_array_max(as));
+			E(I_ALU64_IMM(BPF_MUL, BPF_REG_2, as->size));
 			break;
 		case SC_CAP_STRUCT_IN:
 		case SC_CAP_STRUCT_OUT:

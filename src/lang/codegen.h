@@ -186,6 +186,9 @@ void lang_cg_dump(FILE *f, const struct lang_cg *cg);
 struct sc_spec;
 int lang_cg_call_slot(const struct sc_spec *spec, int arg);
 uint32_t lang_cg_call_size(const struct sc_spec *spec);
+/* ... the elements of a counted array (SC_CAP_ARRAY_*) its slot holds */
+struct sc_arg_spec;
+uint32_t lang_cg_call_array_max(const struct sc_arg_spec *as);
 
 /* hist()'s and lhist()'s bucket of v, as the generated code computes it
  * (bpftrace's). */

@@ -154,7 +154,8 @@ struct lang_type lang_access_type(const struct lang_field_access *acc);
  * prologue tells them apart by the attachment's cookie
  * (LANG_SYS_COOKIE_ENTRY at entry: a tracepoint program may not read the
  * record's common_type), saves a struct lang_sys_saved keyed by
- * (pid_tgid, program) at entry,
+ * (pid_tgid, program) at entry (nothing in it depends on the point: the
+ * points of a glob share one program unless its code uses args, call...),
  * and at exit takes it back (a call whose entry it did not see is not
  * run) before the probe's block. */
 struct lang_sys_point {

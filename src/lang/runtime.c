@@ -285,7 +285,7 @@ static const char *render_call(struct rt *rt, const uint8_t *p)
 	struct sc_spec spec;
 	struct sc_record *r;
 	struct sc_fmt_opts fo = { .strsize = LANG_SYS_STRSIZE };
-	size_t size = sizeof(*r) + LANG_REC_CALL_ARGS * SC_CHUNK_SIZE(LANG_REC_CALL_CAP);
+	size_t size = sizeof(*r) + 2 * LANG_REC_CALL_ARGS * SC_CHUNK_SIZE(LANG_REC_CALL_CAP);
 	uint8_t *buf;
 	char *line = NULL, *out;
 	size_t len = 0;
@@ -358,6 +358,48 @@ buf:
 				flags = SC_CHUNK_FAULT;
 			}
 			break;
+		case SC_CAP_ARRAY_IN:
+		case SC_CAP_ARRAY_INOUT:
+		case SC_CAP_ARRAY_OUT: {
+			uint64_t count = c->args[as->len_arg < SC_ARGS ? as->len_arg : 0] & 0xffffffffu;
+			uint64_t max = lang_cg_call_array_max(as);
+
+			if (as->cap == SC_CAP_ARRAY_OUT) {
+				if (c->ret <= 0)
+					continue;
+				if (fixed || (uint64_t)c->ret < count)
+					count = (uint64_t)c->ret;
+			}
+			n = (count < max ? count : max) * as->size;
+			if (count > max)
+				flags = SC_CHUNK_TRUNC;
+			if (rc < 0) {
+				n = 0;
+				flags = SC_CHUNK_FAULT;
+			}
+			if (as->cap != SC_CAP_ARRAY_INOUT)
+				break;
+			/* read once at return: the input chunk, then (ret > 0) the
+			 * output one, as the syscalls capture gives both */
+			ch->arg = (uint8_t)i;
+			ch->cap = SC_CAP_ARRAY_IN;
+			ch->flags = flags;
+			ch->idx = 0;
+			ch->len = (uint16_t)n;
+			memcpy(ch + 1, c->data[slot], n);
+			r->data_len += (uint32_t)SC_CHUNK_SIZE(n);
+			if (c->ret <= 0)
+				continue;
+			ch = (struct sc_chunk *)(buf + sizeof(*r) + r->data_len);
+			ch->arg = (uint8_t)i;
+			ch->cap = SC_CAP_ARRAY_OUT;
+			ch->flags = flags;
+			ch->idx = 0;
+			ch->len = (uint16_t)n;
+			memcpy(ch + 1, c->data[slot], n);
+			r->data_len += (uint32_t)SC_CHUNK_SIZE(n);
+			continue;
+		}
 		case SC_CAP_STRUCT_IN:
 		case SC_CAP_STRUCT_OUT:
 			if (!as->size || as->size > LANG_REC_CALL_CAP ||
@@ -1177,7 +1219,8 @@ static bool per_point(const struct lang_node *n)
 		return false;
 	if (n->kind == LANG_N_BUILTIN &&
 	    (!strcmp(n->name, "probe") || !strcmp(n->name, "func") || !strcmp(n->name, "args") ||
-	     !strcmp(n->name, "retval") || !strncmp(n->name, "arg", 3)))
+	     !strcmp(n->name, "retval") || !strncmp(n->name, "arg", 3) ||
+	     !strcmp(n->name, "call")))
 		return true;
 	if (per_point(n->a) || per_point(n->b) || per_point(n->c))
 		return true;
@@ -1240,8 +1283,7 @@ static int generate(struct rt *rt)
 						bad = 1;
 						break;
 					}
-					/* a syscall return point's prologue is its own */
-					if (!each && !(cp.sys && cp.sys->ret))
+					if (!each)
 						shared = idx;
 				}
 				if (add_point(rt, p, at, pts[i], idx)) {

@@ -262,4 +262,17 @@ TEST(syscall_call_slots)
 	CHECK_INT(lang_cg_call_slot(&spec, 5), -1);
 	CHECK_INT(lang_cg_call_size(&spec),
 		  (long)(sizeof(struct lang_rec_call) + 2 * LANG_REC_CALL_CAP));
+	/* poll-like: pollfds counted by argument 1, 8 bytes each */
+	spec.args[0].cap = SC_CAP_ARRAY_INOUT;
+	spec.args[0].len_arg = 1;
+	spec.args[0].size = 8;
+	CHECK_INT(lang_cg_call_slot(&spec, 0), 0);
+	CHECK_INT(lang_cg_call_slot(&spec, 1), 1);
+	CHECK_INT(lang_cg_call_array_max(&spec.args[0]), 32);	/* 256 bytes */
+	spec.args[0].size = 12;		/* epoll_event */
+	CHECK_INT(lang_cg_call_array_max(&spec.args[0]), 21);
+	spec.args[0].size = 1;		/* capped at SC_ARRAY_MAX */
+	CHECK_INT(lang_cg_call_array_max(&spec.args[0]), SC_ARRAY_MAX);
+	spec.args[0].len_arg = SC_LEN_FIXED;	/* an input array needs its count */
+	CHECK_INT(lang_cg_call_slot(&spec, 0), -1);
 }

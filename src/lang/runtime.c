@@ -33,6 +33,9 @@ struct rt_point {
 	int prog;			/* index in cg->progs */
 };
 
+/* rt.cur_snap of a record printed at once (its stack not interned) */
+#define CUR_SNAP_TMP (-2)
+
 /* Memory for decoded values, freed per record. */
 struct arena_blk {
 	struct arena_blk *next;
@@ -70,7 +73,9 @@ struct rt {
 	struct lang_ustacks *us;
 	struct lang_uagg **uagg;
 	uint64_t *uagg_full;
-	int64_t cur_snap;		/* the record's unwound stack: a placeholder's */
+	int64_t cur_snap;		/* the record's unwound stack: a placeholder's
+					 * (CUR_SNAP_TMP: in tmp_stack, not interned) */
+	struct lang_ustack tmp_stack;	/* a printed stack's (ips: the ips buffer) */
 	uint64_t *ips;			/* UNWIND_MAX_DEPTH: a snapshot's pcs */
 	uint64_t bad_snaps;		/* records whose snapshot did not parse */
 	struct htab *canon;		/* symbolized user stacks -> the first key's */
@@ -166,7 +171,9 @@ static uint64_t user_sym_off(struct rt *rt, const struct frame *f, bool ret)
 /* A stack unwound here (ustack without fp), by id (-1: the record's). */
 static void decode_ustack_snap(struct rt *rt, const struct lang_rec_stack *st, struct lang_val *v)
 {
-	const struct lang_ustack *us = lang_ustacks_get(rt->us, st->id == -1 ? rt->cur_snap : st->id);
+	int64_t id = st->id == -1 ? rt->cur_snap : st->id;
+	const struct lang_ustack *us = id == CUR_SNAP_TMP ? &rt->tmp_stack :
+				       lang_ustacks_get(rt->us, id);
 	struct lang_frame *fr;
 	struct frame *out;
 	size_t n;
@@ -1040,21 +1047,42 @@ static int take_snapshot(struct rt *rt, const struct lang_cg_site *s, const void
 		return -EINVAL;
 	}
 	/* a kernel thread (no user context): an empty stack */
+	begin = 0;
 	if (sn.ip) {
 		struct unwind_regs regs = { sn.ip, sn.sp, sn.bp };
+		const uint8_t *stack = (const uint8_t *)data + at + sizeof(sn);
 
-		n = stackpipe_unwind(rt->sp, sn.pid, sn.time, &regs,
-				     (const uint8_t *)data + at + sizeof(sn), sn.size, ips,
+		/* unwound under the address space's own name (begin + 1), so
+		 * that the unwinder's cache serves every sample of it */
+		stackpipe_sync_for(rt->sp, sn.pid, false);
+		begin = stackpipe_space_begin(rt->sp, sn.pid, sn.time);
+		n = stackpipe_unwind(rt->sp, sn.pid, begin + 1, &regs, stack, sn.size, ips,
 				     UNWIND_MAX_DEPTH, &trunc);
+		if (trunc) {
+			/* a mapping made since the side-band was read (a library
+			 * just loaded, an exec): read it, unwind again (begin + 2
+			 * names the same address space, past the cached walk) */
+			stackpipe_sync_for(rt->sp, sn.pid, true);
+			begin = stackpipe_space_begin(rt->sp, sn.pid, sn.time);
+			n = stackpipe_unwind(rt->sp, sn.pid, begin + 2, &regs, stack, sn.size, ips,
+					     UNWIND_MAX_DEPTH, &trunc);
+		}
 		if (n < 0)
 			n = 0;
 		if (!n)
 			trunc = true;
 	}
-	begin = sn.ip ? stackpipe_space_begin(rt->sp, sn.pid, sn.time) : 0;
-	rt->cur_snap = lang_ustacks_add(rt->us, sn.pid, begin + 1, ips, n, trunc);
-	if (rt->cur_snap < 0)
-		return (int)rt->cur_snap;
+	if (s->kind == LANG_CGS_UAGG) {
+		/* a key: kept for the print */
+		rt->cur_snap = lang_ustacks_add(rt->us, sn.pid, begin + 1, ips, n, trunc);
+		if (rt->cur_snap < 0)
+			return (int)rt->cur_snap;
+	} else {
+		/* printed now: not kept */
+		rt->tmp_stack = (struct lang_ustack){ .pid = sn.pid, .gen = begin + 1,
+			.truncated = trunc, .n = n, .ips = ips, .id = CUR_SNAP_TMP };
+		rt->cur_snap = CUR_SNAP_TMP;
+	}
 	for (size_t i = 0; i < s->nargs; i++)
 		each_stack(rt, &s->args[i].type, copy + s->args[i].off, fill_snap, NULL);
 	return 0;

@@ -273,6 +273,12 @@ int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 	return unwind_stack(sp->uw, pid, gen, regs, stack, size, ips, max, truncated);
 }
 
+void stackpipe_sync_for(struct stackpipe *sp, uint32_t pid, bool always)
+{
+	if (sp->sb && pid && (always || !proctab_known(sp->pt, pid)))
+		sideband_sync(sp->sb, sp->pt);
+}
+
 uint64_t stackpipe_space_begin(struct stackpipe *sp, uint32_t pid, uint64_t gen)
 {
 	return proctab_space_begin(sp->pt, pid, gen);

@@ -134,6 +134,9 @@ int stackpipe_reset_stacks(struct stackpipe *sp);
 int stackpipe_unwind(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 		     const struct unwind_regs *regs, const void *stack, size_t size, uint64_t *ips,
 		     int max, bool *truncated);
+/* Reads the side-band now when pid is not known yet (a process forked
+ * since it was last read: its records are waiting there), or always. */
+void stackpipe_sync_for(struct stackpipe *sp, uint32_t pid, bool always);
 /* When the address space gen names began (sym/proctab.h): samples of
  * one address space share it; begin + 1 names that space as a gen. */
 uint64_t stackpipe_space_begin(struct stackpipe *sp, uint32_t pid, uint64_t gen);

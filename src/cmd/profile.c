@@ -363,6 +363,8 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
 					      decode_snapshot, r);
 		stackpipe_forget_unsampled(sp);
+		if (r->o.every <= 0)
+			stackpipe_resolve_early(sp, bpf_map__fd(skel->maps.stacks));
 	}
 	if (!err)
 		err = attach_program(s, skel->progs.on_fork);

@@ -1,0 +1,66 @@
+# Bounded long runs: a continuous profile (`profile --every`) under
+# process churn keeps what the live processes and the last windows need,
+# not what every process ever seen needed.  Counts, not RSS: the -v
+# lines each window closes with ("bounds: N processes kept (E exited), D
+# dropped; B binaries cached (X MiB), e evicted now, T in all") and the
+# closing ones.  The churn goes in phases paced by windows, not by time:
+# phase g runs copies of one program from group g only (each copy its
+# own inode: a binary of its own for the caches) until two more windows
+# have closed, so a group is idle for the SYMCACHE_IDLE_SWEEPS windows
+# its binaries wait before eviction whatever the machine's speed.
+
+VICTIM="$WL/reuse/victim"	# spins MS ms of CPU, exits
+GROUPS_N=12 PER_GROUP=10
+
+# bounds_field N: the Nth number of each window's "bounds:" line, one a line
+bounds_field() { sed -n 's/^stackscope: bounds: //p' err.txt | tr -c '0-9.\n' ' ' | awk -v n="$1" '{ print $n }'; }
+
+test_bounds_churn_windows() {
+	local g i p
+	for ((g = 0; g < GROUPS_N; g++)); do
+		for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "g$g-$i"; done
+	done
+	# the churn: stackscope is its parent; it notes processes started and
+	# stackscope's descriptors halfway and at the end
+	cat >churn.sh <<-EOF
+	windows() { grep -c '^stackscope: bounds:' err.txt; }
+	n=0
+	for ((g = 0; g < $GROUPS_N; g++)); do
+		w=\$((\$(windows) + 2)) r=0
+		while [ \$(windows) -lt \$w ] && [ \$r -lt 400 ]; do
+			for ((k = 0; k < 5; k++)); do ./g\$g-\$(((r * 5 + k) % $PER_GROUP)) 10 & done
+			wait
+			n=\$((n + 5)) r=\$((r + 1))
+		done
+		[ \$g -eq $((GROUPS_N / 2)) ] && ls /proc/\$PPID/fd | wc -l >fds_mid
+	done
+	ls /proc/\$PPID/fd | wc -l >fds_end
+	echo \$n >started
+	EOF
+	"$SS" profile --every 1s -F 499 -v -o "$T/w-%s.pb.gz" -- bash churn.sh 2>err.txt ||
+		fail "profile failed: $(tail -3 err.txt)"
+	p=$(cat started)
+	grep -E "^stackscope: (bounds|processes|caches)" err.txt | tail -4
+	echo "started $p, fds $(cat fds_mid) -> $(cat fds_end)"
+	local nwin kept_exited named evicted cached_max half fm fe
+	nwin=$(grep -c '^stackscope: bounds:' err.txt)
+	check '[ "$nwin" -ge $((2 * GROUPS_N)) ]' "$nwin windows for $GROUPS_N phases of two"
+	# every churn process exited: its state went once its window was built
+	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named).*/\1/p' err.txt)
+	kept_exited=$(sed -n 's/^stackscope: processes: [0-9]* kept, \([0-9]*\) of them exited.*/\1/p' err.txt)
+	check '[ -n "$named" ] && [ "$named" -ge $((p / 2)) ]' \
+		"$named of $p processes dropped after their window (want at least half)"
+	check '[ -n "$kept_exited" ] && [ "$kept_exited" -lt $((p / 4)) ]' \
+		"$kept_exited exited processes kept at the end of $p"
+	# binaries: those of the last phases and the shell's, never all groups'
+	half=$((nwin / 2))
+	cached_max=$(bounds_field 4 | tail -n +$half | sort -n | tail -1)
+	check '[ "$cached_max" -le $((5 * PER_GROUP + 15)) ]' \
+		"$cached_max binaries cached in the second half ($((GROUPS_N * PER_GROUP)) copies used)"
+	evicted=$(sed -n 's/^stackscope: caches: .*, \([0-9]*\) evicted (.*/\1/p' err.txt)
+	check '[ -n "$evicted" ] && [ "$evicted" -ge "$PER_GROUP" ]' "$evicted binaries evicted"
+	# descriptors: flat from the middle to the end
+	fm=$(cat fds_mid) fe=$(cat fds_end)
+	check '[ "$fe" -le $((fm + 2)) ]' "descriptors grew from $fm to $fe"
+	grep -q '^stackscope profile: .* 0 lost samples' err.txt || fail "samples lost: $(tail -1 err.txt)"
+}

@@ -62,5 +62,4 @@ test_bounds_churn_windows() {
 	# descriptors: flat from the middle to the end
 	fm=$(cat fds_mid) fe=$(cat fds_end)
 	check '[ "$fe" -le $((fm + 2)) ]' "descriptors grew from $fm to $fe"
-	grep -q '^stackscope profile: .* 0 lost samples' err.txt || fail "samples lost: $(tail -1 err.txt)"
 }

@@ -46,7 +46,7 @@ test_bounds_churn_windows() {
 	nwin=$(grep -c '^stackscope: bounds:' err.txt)
 	check '[ "$nwin" -ge $((2 * GROUPS_N)) ]' "$nwin windows for $GROUPS_N phases of two"
 	# every churn process exited: its state went once its window was built
-	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named).*/\1/p' err.txt)
+	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
 	kept_exited=$(sed -n 's/^stackscope: processes: [0-9]* kept, \([0-9]*\) of them exited.*/\1/p' err.txt)
 	check '[ -n "$named" ] && [ "$named" -ge $((p / 2)) ]' \
 		"$named of $p processes dropped after their window (want at least half)"
@@ -62,4 +62,37 @@ test_bounds_churn_windows() {
 	# descriptors: flat from the middle to the end
 	fm=$(cat fds_mid) fe=$(cat fds_end)
 	check '[ "$fe" -le $((fm + 2)) ]' "descriptors grew from $fm to $fe"
+}
+
+# One report at the end: the stacks of processes that exited are named
+# at a trim (every 10 s) and their processes dropped; every sample is in
+# the report once, with the names it had.
+test_bounds_churn_one_report() {
+	local i p total samples early named
+	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
+	cat >churn.sh <<-EOF
+	n=0 r=0
+	while [ \$(grep -c '^stackscope: bounds:' err.txt) -lt 2 ] && [ \$r -lt 2000 ]; do
+		for ((k = 0; k < 5; k++)); do ./c\$(((r * 5 + k) % $PER_GROUP)) 10 & done
+		wait
+		n=\$((n + 5)) r=\$((r + 1))
+	done
+	echo \$n >started
+	EOF
+	"$SS" profile -F 499 -v -o out.folded -- bash churn.sh 2>err.txt ||
+		fail "profile failed: $(tail -3 err.txt)"
+	p=$(cat started)
+	grep -E "^stackscope: (bounds|processes|caches)" err.txt | tail -4
+	early=$(sed -n 's/.*, \([0-9]*\) stacks named early).*/\1/p' err.txt)
+	check '[ -n "$early" ] && [ "$early" -gt 0 ]' "no stack named early ($p processes)"
+	# their processes went then (those of the last 10 s stay for the report)
+	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
+	check '[ -n "$named" ] && [ "$named" -gt 0 ]' "no process dropped once its stacks were named"
+	# every sample once: the report adds up to the closing line's count
+	samples=$(sed -n 's/^stackscope profile: \([0-9]*\) samples,.*/\1/p' err.txt)
+	total=$(total out.folded)
+	check '[ "$total" = "$samples" ]' "the report holds $total samples of $samples"
+	# named as they ran: the copies' spin under main, whatever their pid
+	check '[ "$(samples out.folded "^c[0-9];.*main;victim_outer;victim_spin")" -gt 0 ]' \
+		"no c*;...;main;victim_outer;victim_spin stack"
 }

@@ -293,6 +293,9 @@ static void trim(struct stackpipe *sp, bool resolved)
 
 	sp->last_trim = mono_now();
 	sp->trims++;
+	/* the processes whose exit records were lost: gone all the same */
+	if (sp->sb && sideband_lost(sp->sb))
+		proctab_reap(sp->pt);
 	/* named now, so their processes can go */
 	if (sp->early_fd >= 0 && !resolve_exited(sp))
 		resolved = true;

@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <signal.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -523,6 +524,21 @@ size_t proctab_collect(struct proctab *pt, bool final)
 	free(gone);
 	pt->exited -= n;
 	pt->dropped += n;
+	return n;
+}
+
+size_t proctab_reap(struct proctab *pt)
+{
+	size_t pos = 0, n = 0;
+	struct proc *p;
+
+	while ((p = htab_next(pt->procs, &pos))) {
+		if (p->exit_seen || kill((pid_t)p->pid, 0) == 0 || errno != ESRCH)
+			continue;
+		p->exit_seen = 1;
+		pt->exited++;
+		n++;
+	}
 	return n;
 }
 

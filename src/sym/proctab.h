@@ -81,6 +81,10 @@ size_t proctab_collect(struct proctab *pt, bool final);
  * or not.  Returns how many.  With proctab_forget_exited() every
  * proctab_collect() does this too (streaming: nothing is named later). */
 size_t proctab_release(struct proctab *pt);
+/* Processes with no exit record that are gone (their exit record was
+ * lost with the side-band's): marked exited now, as if it had just been
+ * read.  Returns how many. */
+size_t proctab_reap(struct proctab *pt);
 /* pid's process exited and its last records were read (what
  * proctab_release() would drop now). */
 bool proctab_done(struct proctab *pt, uint32_t pid);

@@ -769,3 +769,26 @@ TEST(proctab_compact_paths_frees_dropped)
 	CHECK(!strcmp(proctab_find(pt, live, 3, 0x1800)->path, "/usr/bin/kept"));
 	proctab_free(pt);
 }
+
+/* A process whose exit record was lost is found gone at a trim; a live
+ * one (this test) is not. */
+TEST(proctab_reap_lost_exits)
+{
+	struct proctab *pt = proctab_new();
+	uint32_t gone = 0x7ffffff9, me = (uint32_t)getpid();
+	size_t procs, exited, dropped;
+
+	CHECK(pt);
+	proctab_forget_exited(pt);
+	CHECK_INT(proctab_exec(pt, gone, 1), 0);
+	CHECK_INT(proctab_exec(pt, me, 1), 0);
+	CHECK_INT(proctab_reap(pt), 1);
+	CHECK_INT(proctab_reap(pt), 0);
+	for (int i = 0; i < 3; i++)
+		proctab_collect(pt, false);
+	proctab_stats(pt, &procs, &exited, &dropped);
+	CHECK_INT(procs, 1);
+	CHECK_INT(dropped, 1);
+	CHECK(proctab_known(pt, me));
+	proctab_free(pt);
+}

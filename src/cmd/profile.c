@@ -383,10 +383,13 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	if (!err && snapshots_on(r)) {
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
 					      decode_snapshot, r);
-		/* in-kernel stacks are named after the run: keep every
-		 * process's mappings */
-		if (!stackcmd_kunwind(&r->o))
+		/* in-kernel stacks are named after the run (or the window):
+		 * keep every process's mappings until then */
+		if (!stackcmd_kunwind(&r->o)) {
 			stackpipe_forget_unsampled(sp);
+			if (r->o.every <= 0)
+				stackpipe_resolve_early(sp, bpf_map__fd(skel->maps.stacks));
+		}
 	}
 	if (!err && stackcmd_kunwind(&r->o))
 		err = stackpipe_add_kunwind(sp, &(struct stackpipe_kunwind){

@@ -392,6 +392,7 @@ static int setup(struct sc_run *r, struct session *s)
 								   .unwind = UNWIND_AUTO });
 		if (!r->pend || !r->sp)
 			return -ENOMEM;
+		stackpipe_streaming(r->sp);
 	}
 	if (!r->summary) {
 		err = session_add_ringbuf(s, bpf_map__fd(skel->maps.records), on_record, r);

@@ -40,11 +40,33 @@ struct stackpipe {
 	bool ks_read;
 	struct ksyms *ks;
 	struct symbolizer *user_sym;
-	struct sym_stats user_stats;
+	struct sym_stats user_stats;	/* of the symbolizers freed before */
 	/* in-kernel unwinding: its loader and its counters' map */
 	struct kload *kl;
 	int kstats_fd;
+	struct srcmap *src;	/* source lines, kept across symbolizers */
+	/* bounded long runs: caches trimmed at safe points (stackpipe_trim) */
+	bool streaming;
+	int early_fd;		/* stackpipe_resolve_early(): kstacks; -1 none */
+	uint64_t early;		/* aggregated snapshots named early */
+	double last_trim;	/* CLOCK_MONOTONIC s */
+	uint64_t trims, released, sym_resets;
 };
+
+/* Seconds between two trims from the drain step (windows trim at each). */
+#define TRIM_EVERY 10.0
+/* Trims a module's DWARF stays open unused (then closed, its lines freed) */
+#define SRCMAP_IDLE_TRIMS 6
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void trim(struct stackpipe *sp, bool resolved);
 
 /* Side-band first: mappings are current before any snapshot is unwound
  * (the session runs its drain steps in the order added). */
@@ -54,6 +76,8 @@ static int sync_sideband(void *ctx)
 
 	proctab_collect(sp->pt, false);
 	sideband_sync(sp->sb, sp->pt);
+	if (mono_now() - sp->last_trim >= TRIM_EVERY)
+		trim(sp, false);
 	return 0;
 }
 
@@ -66,6 +90,8 @@ struct stackpipe *stackpipe_new(struct session *s, const struct stackpipe_opts *
 		goto fail;
 	sp->o = *o;
 	sp->s = s;
+	sp->last_trim = mono_now();
+	sp->early_fd = -1;
 	sp->pt = proctab_new();
 	sp->sc = symcache_new();
 	sp->stacks = stacks_new();
@@ -107,6 +133,7 @@ void stackpipe_free(struct stackpipe *sp)
 	sideband_free(sp->sb);
 	symbolizer_free(sp->sym);
 	symbolizer_free(sp->user_sym);
+	srcmap_free(sp->src);
 	symcache_free(sp->sc);
 	ksyms_free(sp->ks);
 	stacks_free(sp->stacks);
@@ -158,6 +185,161 @@ static int on_snapshot(void *arg, void *data, size_t size)
 void stackpipe_forget_unsampled(struct stackpipe *sp)
 {
 	proctab_forget_unsampled(sp->pt);
+}
+
+void stackpipe_streaming(struct stackpipe *sp)
+{
+	sp->streaming = true;
+	proctab_forget_exited(sp->pt);
+}
+
+static void add_sym_stats(struct sym_stats *to, const struct sym_stats *st)
+{
+	to->frames += st->frames;
+	to->unsymbolized += st->unsymbolized;
+	to->tracer_dropped += st->tracer_dropped;
+	to->inlined += st->inlined;
+	to->jit += st->jit;
+}
+
+/* A symbolizer's counts kept, then the symbolizer freed. */
+static void retire_symbolizer(struct stackpipe *sp, struct symbolizer **symp)
+{
+	if (!*symp)
+		return;
+	add_sym_stats(&sp->user_stats, symbolizer_stats(*symp));
+	symbolizer_free(*symp);
+	*symp = NULL;
+}
+
+void stackpipe_resolve_early(struct stackpipe *sp, int kstacks_fd)
+{
+	sp->early_fd = kstacks_fd;
+}
+
+/* The aggregated snapshots of exited processes named into the stacks
+ * model, the others kept for later.  0 or -errno (all kept). */
+static int resolve_exited(struct stackpipe *sp)
+{
+	const struct stackagg *a = sp->unwound[0];
+	struct stackagg *rest;
+	struct stack_sample *smp;
+	size_t n = a ? stackagg_count(a) : 0, done = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !done; i++)
+		done = proctab_done(sp->pt, stackagg_get(a, i)->pid);
+	if (!done)
+		return 0;
+	rest = stackagg_new();
+	smp = malloc(sizeof(*smp));
+	if (!rest || !smp)
+		err = -ENOMEM;
+	/* the others first: nothing is in the model before they are safe */
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct stackagg_entry *e = stackagg_get(a, i);
+
+		if (!proctab_done(sp->pt, e->pid))
+			err = stackagg_add(rest, &(struct stackagg_key){ .pid = e->pid,
+						.gen = e->gen, .tid = e->tid, .comm = e->comm,
+						.kstack = e->kstack, .extra = e->extra,
+						.extra_len = e->extra_len },
+					   e->ips, e->n, e->truncated, e->value, e->events);
+	}
+	if (err) {
+		stackagg_free(rest);
+		free(smp);
+		return err;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct stackagg_entry *e = stackagg_get(a, i);
+
+		if (!proctab_done(sp->pt, e->pid))
+			continue;
+		*smp = (struct stack_sample){
+			.pid = e->pid, .gen = e->gen, .tid = e->tid, .value = e->value,
+			.events = e->events, .nu = e->n, .utrunc = e->truncated,
+		};
+		memcpy(smp->comm, e->comm, sizeof(smp->comm));
+		memcpy(smp->uips, e->ips, e->n * sizeof(*e->ips));
+		smp->nk = stackpipe_read_stack(sp->early_fd, e->kstack, smp->kips);
+		err = stackpipe_add(sp, smp);
+		if (err) {
+			/* this one and the rest are named at the end (and their
+			 * processes kept: the caller releases none) */
+			for (size_t j = i; j < n; j++) {
+				e = stackagg_get(a, j);
+				if (proctab_done(sp->pt, e->pid) &&
+				    stackagg_add(rest, &(struct stackagg_key){ .pid = e->pid,
+						.gen = e->gen, .tid = e->tid, .comm = e->comm,
+						.kstack = e->kstack, .extra = e->extra,
+						.extra_len = e->extra_len },
+					   e->ips, e->n, e->truncated, e->value, e->events) &&
+				    !sp->snap_err)
+					sp->snap_err = -ENOMEM;
+			}
+			sp->early_fd = -1;
+			msg("naming the stacks of exited processes early: %s; named at the end",
+			    strerror(-err));
+			break;
+		}
+		sp->early++;
+	}
+	free(smp);
+	stackagg_free(sp->unwound[0]);
+	sp->unwound[0] = rest;
+	return err;
+}
+
+static void mark_mapped(void *ctx, const struct mapping *m)
+{
+	symcache_mark(ctx, m->id.dev, m->id.ino);
+}
+
+/* A safe point: no name, module or mapping a symbolizer or proctab_find()
+ * gave is held (the stacks model and the writers copy what they keep).
+ * The symbolizer's caches go (names, addresses, DWARF, perf maps: they
+ * follow the processes of the time between two trims); with resolved
+ * (every sample read so far is in the stacks model) the exited processes
+ * go; then the binaries no kept process maps, past their budget. */
+static void trim(struct stackpipe *sp, bool resolved)
+{
+	size_t evicted;
+
+	sp->last_trim = mono_now();
+	sp->trims++;
+	/* the processes whose exit records were lost: gone all the same */
+	if (sp->sb && sideband_lost(sp->sb))
+		proctab_reap(sp->pt);
+	/* named now, so their processes can go */
+	if (sp->early_fd >= 0 && !resolve_exited(sp))
+		resolved = true;
+	if (sp->sym || sp->user_sym)
+		sp->sym_resets++;
+	retire_symbolizer(sp, &sp->sym);
+	retire_symbolizer(sp, &sp->user_sym);
+	if (resolved)
+		sp->released += proctab_release(sp->pt);
+	proctab_compact_paths(sp->pt);
+	if (sp->src)
+		srcmap_trim(sp->src, SRCMAP_IDLE_TRIMS);
+	proctab_each_mapping(sp->pt, mark_mapped, sp->sc);
+	evicted = symcache_sweep(sp->sc, SYMCACHE_BUDGET);
+	if (verbose > 1 || resolved) {
+		size_t procs, exited, dropped;
+		struct symcache_stats cs;
+
+		proctab_stats(sp->pt, &procs, &exited, &dropped);
+		symcache_stats(sp->sc, &cs);
+		debug("bounds: %zu processes kept (%zu exited), %zu dropped; %zu binaries cached "
+		      "(%.1f MiB), %zu evicted now, %llu in all", procs, exited, dropped, cs.entries,
+		      cs.bytes / 1048576.0, evicted, (unsigned long long)cs.evicted);
+	}
+}
+
+void stackpipe_trim(struct stackpipe *sp)
+{
+	trim(sp, true);
 }
 
 int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_decode_fn decode,
@@ -221,6 +403,8 @@ int stackpipe_reset_stacks(struct stackpipe *sp)
 	sp->stacks_done += stacks_count_named(sp->stacks);
 	stacks_free(sp->stacks);
 	sp->stacks = st;
+	/* the window is built: its processes' samples are all named */
+	trim(sp, true);
 	return 0;
 }
 
@@ -253,16 +437,18 @@ static struct symbolizer *symbolizer(struct stackpipe *sp, bool kernel)
 			msg("/proc/kallsyms: %s; kernel frames stay unsymbolized",
 			    errno == EPERM ? "addresses hidden (kptr_restrict)" : strerror(errno));
 		if (sp->ks && sp->sym) {
-			const struct sym_stats *st = symbolizer_stats(sp->sym);
-
-			sp->user_stats = *st;
 			sp->user_sym = sp->sym;
 			sp->sym = NULL;
 		}
 	}
-	if (!sp->sym)
+	if (!sp->sym) {
 		sp->sym = symbolizer_new(sp->pt, sp->sc, sp->ks,
 					 sp->o.offsets ? SYM_KERNEL_OFFSETS : 0);
+		if (!sp->src)
+			sp->src = srcmap_new();
+		if (sp->sym && sp->src)
+			symbolizer_use_srcmap(sp->sym, sp->src);
+	}
 	return sp->sym;
 }
 
@@ -458,6 +644,7 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 		     uint64_t taken, uint64_t lost, uint64_t lost_stacks)
 {
 	struct sym_stats st = sp->user_stats;
+	const struct srcline_stats *ss = sp->src ? srcmap_stats(sp->src) : NULL;
 	const struct unwind_stats *us = unwinder_stats(sp->uw);
 	char label[64];
 
@@ -479,12 +666,10 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 	snprintf(label, sizeof(label), "lost %s", events);
 	session_count(s, label, lost, SESSION_LOSS);
 	session_count(s, "lost stacks", lost_stacks, SESSION_LOSS);
-	if (sp->sym) {
-		st.frames += symbolizer_stats(sp->sym)->frames;
-		st.unsymbolized += symbolizer_stats(sp->sym)->unsymbolized;
-		st.inlined += symbolizer_stats(sp->sym)->inlined;
-		st.jit += symbolizer_stats(sp->sym)->jit;
-	}
+	if (sp->user_sym)
+		add_sym_stats(&st, symbolizer_stats(sp->user_sym));
+	if (sp->sym)
+		add_sym_stats(&st, symbolizer_stats(sp->sym));
 	snprintf(label, sizeof(label), "of %llu frames unsymbolized", (unsigned long long)st.frames);
 	session_count(s, label, st.unsymbolized, 0);
 	if (sp->sb)
@@ -493,23 +678,33 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 	if (sp->sb) {
 		size_t procs, exited, dropped;
 
+		struct symcache_stats cs;
+
 		proctab_collect(sp->pt, true);
 		proctab_stats(sp->pt, &procs, &exited, &dropped);
+		symcache_stats(sp->sc, &cs);
 		debug("processes: %zu kept, %zu of them exited (sampled), %zu dropped after "
-		      "exiting unsampled; %zu binaries loaded", procs, exited, dropped,
+		      "exiting (%llu once their samples were named, %llu stacks named early); "
+		      "%zu binaries loaded",
+		      procs, exited, dropped, (unsigned long long)sp->released,
+		      (unsigned long long)sp->early,
 		      symcache_count(sp->sc));
+		debug("caches: %llu trims (%llu symbolizers freed); binaries: %zu held, %.1f MiB "
+		      "(peak %.1f MiB), %llu evicted (%.1f MiB)", (unsigned long long)sp->trims,
+		      (unsigned long long)sp->sym_resets, cs.entries, cs.bytes / 1048576.0,
+		      cs.peak_bytes / 1048576.0, (unsigned long long)cs.evicted,
+		      cs.evicted_bytes / 1048576.0);
 	}
 	if (sp->sym)
 		debug("%zu binaries symbolized, %llu addresses named by perf maps",
 		      symbolizer_binaries(sp->sym), (unsigned long long)st.jit);
-	if (sp->sym && symbolizer_src_stats(sp->sym)) {
-		const struct srcline_stats *ss = symbolizer_src_stats(sp->sym);
-
+	if (ss && (ss->lookups || ss->over_limit)) {
 		debug("source lines: %llu addresses looked up in DWARF in %.3f s, %llu found, %llu "
-		      "inlined frames added; %llu binaries with DWARF, %llu without",
-		      (unsigned long long)ss->lookups, ss->ns / 1e9, (unsigned long long)ss->found,
-		      (unsigned long long)st.inlined, (unsigned long long)ss->binaries,
-		      (unsigned long long)ss->no_dwarf);
+		      "inlined frames added; %llu binaries with DWARF, %llu without, %llu closed "
+		      "unused", (unsigned long long)ss->lookups, ss->ns / 1e9,
+		      (unsigned long long)ss->found, (unsigned long long)st.inlined,
+		      (unsigned long long)ss->binaries, (unsigned long long)ss->no_dwarf,
+		      (unsigned long long)ss->evicted);
 		if (ss->over_limit)
 			msg("source lines: %llu frames left without (DWARF's time budget of %.1f s or "
 			    "its %u addresses spent)", (unsigned long long)ss->over_limit,

@@ -115,6 +115,23 @@ struct stackpipe_kunwind {
 /* Call before the capture is attached. */
 int stackpipe_add_kunwind(struct stackpipe *sp, const struct stackpipe_kunwind *k);
 
+/* Every user stack is unwound and named as it arrives (syscalls -k):
+ * an exited process is forgotten once its last records are read. */
+void stackpipe_streaming(struct stackpipe *sp);
+/* One report at the end (no windows), every user stack a snapshot of
+ * slot 0 (stackpipe_forget_unsampled()), samples counted by value alone:
+ * at each trim the aggregated snapshots of the processes that exited
+ * are named at once into the stacks model (their kernel stacks read by
+ * handle from the stack store kstacks_fd), and the processes dropped, so
+ * that the run keeps only its live processes and the stacks by name. */
+void stackpipe_resolve_early(struct stackpipe *sp, int kstacks_fd);
+/* Bounded long runs: at a safe point (every sample read so far is named;
+ * no frame a symbolizer gave is held), the exited processes, the
+ * symbolizer's caches and the binaries no kept process maps (beyond
+ * SYMCACHE_BUDGET, sym/symcache.h) are freed.  stackpipe_reset_stacks()
+ * does it after each window; the side-band's drain step every TRIM_EVERY
+ * seconds without the exited processes. */
+void stackpipe_trim(struct stackpipe *sp);
 /* Once the capture is attached: the address spaces of the processes that
  * exist now (the session's -p pids, or all when it follows no command). */
 void stackpipe_start(struct stackpipe *sp);
@@ -125,8 +142,7 @@ const struct stackagg *stackpipe_unwound(const struct stackpipe *sp);
 const struct stackagg *stackpipe_unwound_slot(const struct stackpipe *sp, unsigned int slot);
 uint64_t stackpipe_snapshots_read(const struct stackpipe *sp, unsigned int slot);
 int stackpipe_clear_slot(struct stackpipe *sp, unsigned int slot);
-/* A new, empty stacks model (the next window's); the symbol and unwind
- * caches stay.  stackpipe_count()'s "stacks" adds up every window's. */
+/* A new, empty stacks model (the next window's); then stackpipe_trim().  stackpipe_count()'s "stacks" adds up every window's. */
 int stackpipe_reset_stacks(struct stackpipe *sp);
 
 /* Streaming: unwinds one copied stack now; returns the depth written to

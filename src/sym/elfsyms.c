@@ -899,6 +899,14 @@ bool elfsyms_same_file(const struct elfsyms *es, const struct stat *st)
 	       (uint64_t)st->st_ino == es->ino;
 }
 
+size_t elfsyms_bytes(const struct elfsyms *es)
+{
+	if (!es)
+		return 0;
+	return sizeof(*es) + strlen(es->name) + 1 + es->cap * sizeof(*es->syms) + es->names_cap +
+	       es->nloads * sizeof(*es->loads);
+}
+
 void elfsyms_free(struct elfsyms *es)
 {
 	if (!es)

@@ -57,6 +57,8 @@ struct stat;
 bool elfsyms_same_file(const struct elfsyms *es, const struct stat *st);
 /* Nonzero when the symbols came from a separate debug file. */
 int elfsyms_from_debug_file(const struct elfsyms *es);
+/* Heap bytes es holds (symbols, names, loads). */
+size_t elfsyms_bytes(const struct elfsyms *es);
 void elfsyms_free(struct elfsyms *es);
 
 /* Root of the separate debug file tree (default "/usr/lib/debug"; NULL

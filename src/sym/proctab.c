@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <signal.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +36,9 @@ struct proctab {
 	struct strpool *paths;
 	uint64_t traced_since;	/* proctab_set_traced_since() */
 	bool forget_unsampled;
+	bool forget_exited;	/* proctab_forget_exited() */
 	size_t exited, dropped;	/* exited processes kept; dropped */
+	size_t paths_kept;	/* paths after the last compaction */
 };
 
 struct proctab *proctab_new(void)
@@ -490,7 +493,7 @@ size_t proctab_collect(struct proctab *pt, bool final)
 	size_t n = 0, cap = 0, pos = 0;
 	struct proc *p;
 
-	if (!pt->forget_unsampled)
+	if (!pt->forget_unsampled && !pt->forget_exited)
 		return 0;
 	while ((p = htab_next(pt->procs, &pos))) {
 		bool used = false;
@@ -505,7 +508,7 @@ size_t proctab_collect(struct proctab *pt, bool final)
 		}
 		if (p->exit_seen > 3)
 			continue;	/* kept, compacted */
-		for (uint32_t i = 0; i < p->nas; i++)
+		for (uint32_t i = 0; i < p->nas && !pt->forget_exited; i++)
 			used |= p->as[i].used;
 		if (used) {
 			compact(p);
@@ -531,6 +534,114 @@ size_t proctab_collect(struct proctab *pt, bool final)
 	pt->exited -= n;
 	pt->dropped += n;
 	return n;
+}
+
+size_t proctab_reap(struct proctab *pt)
+{
+	size_t pos = 0, n = 0;
+	struct proc *p;
+
+	while ((p = htab_next(pt->procs, &pos))) {
+		if (p->exit_seen || kill((pid_t)p->pid, 0) == 0 || errno != ESRCH)
+			continue;
+		p->exit_seen = 1;
+		pt->exited++;
+		n++;
+	}
+	return n;
+}
+
+bool proctab_done(struct proctab *pt, uint32_t pid)
+{
+	struct proc *p = lookup(pt, pid);
+
+	return p && p->exit_seen >= 3;
+}
+
+void proctab_forget_exited(struct proctab *pt)
+{
+	pt->forget_exited = true;
+}
+
+size_t proctab_release(struct proctab *pt)
+{
+	struct proc **gone = NULL;
+	size_t n = 0, cap = 0, pos = 0;
+	struct proc *p;
+
+	while ((p = htab_next(pt->procs, &pos))) {
+		/* 3: two whole collections since its exit record, 4: compacted */
+		if (p->exit_seen < 3)
+			continue;
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			struct proc **v = realloc(gone, c * sizeof(*v));
+
+			if (!v)
+				break;
+			gone = v;
+			cap = c;
+		}
+		gone[n++] = p;
+	}
+	for (size_t i = 0; i < n; i++) {
+		htab_remove(pt->procs, mix64(gone[i]->pid), &gone[i]->pid, proc_eq);
+		proc_free(gone[i]);
+	}
+	free(gone);
+	pt->exited -= n;
+	pt->dropped += n;
+	return n;
+}
+
+void proctab_each_mapping(const struct proctab *pt,
+			  void (*fn)(void *ctx, const struct mapping *m), void *ctx)
+{
+	size_t pos = 0;
+	struct proc *p;
+
+	while ((p = htab_next(pt->procs, &pos)))
+		for (uint32_t i = 0; i < p->nas; i++)
+			for (size_t j = 0; j < p->as[i].n; j++)
+				fn(ctx, &p->as[i].maps[j]);
+}
+
+size_t proctab_compact_paths(struct proctab *pt)
+{
+	struct strpool *np;
+	size_t pos = 0, before = strpool_count(pt->paths);
+	struct proc *p;
+
+	if (before <= 2 * pt->paths_kept + 64)
+		return 0;
+	np = strpool_new();
+	if (!np)
+		return 0;
+	while ((p = htab_next(pt->procs, &pos)))
+		for (uint32_t i = 0; i < p->nas; i++)
+			for (size_t j = 0; j < p->as[i].n; j++) {
+				const char *s = strpool_intern(np, p->as[i].maps[j].path);
+
+				if (!s) {
+					/* the old pool stays whole: paths already moved
+					 * point into np, which must stay too: give up
+					 * by pointing them back */
+					goto undo;
+				}
+				p->as[i].maps[j].path = s;
+			}
+	strpool_free(pt->paths);
+	pt->paths = np;
+	pt->paths_kept = strpool_count(np);
+	return before - pt->paths_kept;
+undo:
+	pos = 0;
+	while ((p = htab_next(pt->procs, &pos)))
+		for (uint32_t i = 0; i < p->nas; i++)
+			for (size_t j = 0; j < p->as[i].n; j++)
+				p->as[i].maps[j].path = strpool_intern(pt->paths, p->as[i].maps[j].path);
+	strpool_free(np);
+	return 0;
 }
 
 void proctab_stats(const struct proctab *pt, size_t *procs, size_t *exited, size_t *dropped)

@@ -79,6 +79,29 @@ bool proctab_known(struct proctab *pt, uint32_t pid);
 void proctab_forget_unsampled(struct proctab *pt);
 int proctab_exit(struct proctab *pt, uint32_t pid, uint64_t time);
 size_t proctab_collect(struct proctab *pt, bool final);
+/* Every sample read so far has been symbolized (a window was built; a
+ * stream names each stack as it arrives): the exited processes whose last
+ * records were read (two collections since the exit) are dropped, sampled
+ * or not.  Returns how many.  With proctab_forget_exited() every
+ * proctab_collect() does this too (streaming: nothing is named later). */
+size_t proctab_release(struct proctab *pt);
+/* Processes with no exit record that are gone (their exit record was
+ * lost with the side-band's): marked exited now, as if it had just been
+ * read.  Returns how many. */
+size_t proctab_reap(struct proctab *pt);
+/* pid's process exited and its last records were read (what
+ * proctab_release() would drop now). */
+bool proctab_done(struct proctab *pt, uint32_t pid);
+void proctab_forget_exited(struct proctab *pt);
+/* fn(ctx, mapping) for every mapping of every address space kept (what
+ * the symbol cache keeps binaries for). */
+void proctab_each_mapping(const struct proctab *pt,
+			  void (*fn)(void *ctx, const struct mapping *m), void *ctx);
+/* The path pool rebuilt with the paths still mapped, when it holds more
+ * than twice as many as it did after the last rebuild: mapping paths
+ * change (pointers from proctab_find() before are void).  Returns the
+ * number of paths freed. */
+size_t proctab_compact_paths(struct proctab *pt);
 /* Processes kept, of which exited, and dropped so far. */
 void proctab_stats(const struct proctab *pt, size_t *procs, size_t *exited, size_t *dropped);
 /* The uid owning the process in that address space, noted from /proc/PID

@@ -36,7 +36,10 @@ struct cu_range {
  * the CUs by address, built when .debug_aranges does not find one
  * (clang writes none by default). */
 struct binary {
-	const struct frame_module *mod;
+	struct frame_module mod;	/* path owned */
+	uint64_t hash;
+	uint64_t used;		/* the srcmap_trim() epoch it was last asked in */
+	bool dying;		/* srcmap_trim() frees it */
 	struct dwopen dw;
 	struct load *loads;
 	size_t nloads;
@@ -47,14 +50,15 @@ struct binary {
 
 /* A cached chain; chain NULL: DWARF says nothing there. */
 struct addr_entry {
-	const struct frame_module *mod;
+	const struct binary *b;
 	uint64_t off;
 	const struct srcline_chain *chain;
 };
 
 struct srcmap {
-	struct htab *binaries;	/* of struct binary, by module pointer */
-	struct htab *addrs;	/* of struct addr_entry, by (module, offset) */
+	struct htab *binaries;	/* of struct binary, by path and build id */
+	struct htab *addrs;	/* of struct addr_entry, by (binary, offset) */
+	uint64_t epoch;		/* srcmap_trim() calls */
 	struct strpool *strs;	/* names and files */
 	struct srcline_stats stats;
 };
@@ -76,6 +80,15 @@ struct srcmap *srcmap_new(void)
 	return m;
 }
 
+static void binary_free(struct binary *b)
+{
+	dwopen_close(&b->dw);
+	free(b->loads);
+	free(b->cus);
+	free((char *)b->mod.path);
+	free(b);
+}
+
 void srcmap_free(struct srcmap *m)
 {
 	size_t pos = 0;
@@ -84,12 +97,7 @@ void srcmap_free(struct srcmap *m)
 	if (!m)
 		return;
 	while (m->binaries && (e = htab_next(m->binaries, &pos))) {
-		struct binary *b = e;
-
-		dwopen_close(&b->dw);
-		free(b->loads);
-		free(b->cus);
-		free(b);
+		binary_free(e);
 	}
 	pos = 0;
 	while (m->addrs && (e = htab_next(m->addrs, &pos))) {
@@ -111,7 +119,15 @@ const struct srcline_stats *srcmap_stats(const struct srcmap *m)
 
 static bool binary_eq(const void *entry, const void *key)
 {
-	return ((const struct binary *)entry)->mod == key;
+	const struct frame_module *a = &((const struct binary *)entry)->mod, *b = key;
+
+	return a->build_id_len == b->build_id_len && !strcmp(a->path, b->path) &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len);
+}
+
+static uint64_t module_hash(const struct frame_module *m)
+{
+	return hash_bytes(m->path, strlen(m->path), 0) ^ hash_bytes(m->build_id, m->build_id_len, 1);
 }
 
 static int read_loads(struct binary *b)
@@ -146,8 +162,8 @@ static int open_as(struct binary *b, const char *path)
 	if (err)
 		return err;
 	n = dwfl_module_build_id(b->dw.mod, &id, &vaddr);
-	if (b->mod->build_id_len &&
-	    (n != (int)b->mod->build_id_len || memcmp(id, b->mod->build_id, (size_t)n)))
+	if (b->mod.build_id_len &&
+	    (n != (int)b->mod.build_id_len || memcmp(id, b->mod.build_id, (size_t)n)))
 		err = -ESTALE;
 	else if (!b->dw.dw)
 		err = -ENODATA;
@@ -162,27 +178,40 @@ static int open_as(struct binary *b, const char *path)
 	return err;
 }
 
+static struct binary *binary_find(struct srcmap *m, const struct frame_module *mod)
+{
+	struct binary *b = htab_find(m->binaries, module_hash(mod), mod, binary_eq);
+
+	if (b)
+		b->used = m->epoch;
+	return b;
+}
+
 static struct binary *binary_of(struct srcmap *m, const struct frame_module *mod,
 				const char *alt_path)
 {
-	uint64_t h = mix64((uintptr_t)mod);
-	struct binary *b = htab_find(m->binaries, h, mod, binary_eq);
+	struct binary *b = binary_find(m, mod);
 
 	if (b)
 		return b;
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
-	b->mod = mod;
+	b->mod = *mod;
+	b->mod.path = strdup(mod->path);
+	b->hash = module_hash(mod);
+	b->used = m->epoch;
+	if (!b->mod.path) {
+		free(b);
+		return NULL;
+	}
 	/* only files: not "[vdso]", "[anon:...]", "//anon" */
 	if (mod->path[0] != '/' || (open_as(b, mod->path) && (!alt_path || open_as(b, alt_path))))
 		m->stats.no_dwarf++;
 	else
 		m->stats.binaries++;
-	if (htab_insert(m->binaries, h, b)) {
-		dwopen_close(&b->dw);
-		free(b->loads);
-		free(b);
+	if (htab_insert(m->binaries, b->hash, b)) {
+		binary_free(b);
 		return NULL;
 	}
 	return b;
@@ -397,7 +426,7 @@ static uint64_t now_ns(void)
 }
 
 struct addr_key {
-	const struct frame_module *mod;
+	const struct binary *b;
 	uint64_t off;
 };
 
@@ -406,36 +435,51 @@ static bool addr_eq(const void *entry, const void *key)
 	const struct addr_entry *a = entry;
 	const struct addr_key *k = key;
 
-	return a->mod == k->mod && a->off == k->off;
+	return a->b == k->b && a->off == k->off;
+}
+
+static uint64_t addr_hash(const struct binary *b, uint64_t off)
+{
+	return mix64((uintptr_t)b ^ mix64(off));
 }
 
 const struct srcline_chain *srcmap_lookup(struct srcmap *m, const struct frame_module *mod,
 					  const char *alt_path, uint64_t off)
 {
-	struct addr_key k = { mod, off };
-	uint64_t h = mix64((uintptr_t)mod ^ mix64(off)), vaddr, t0;
+	struct addr_key k = { NULL, off };
+	uint64_t h, vaddr, t0;
 	struct addr_entry *a;
 	struct binary *b;
 
 	if (!mod)
 		return NULL;
-	a = htab_find(m->addrs, h, &k, addr_eq);
-	if (a)
-		return a->chain;
-	if (m->stats.lookups >= SRCLINE_MAX_ADDRS || m->stats.ns >= SRCLINE_BUDGET_NS) {
+	b = binary_find(m, mod);
+	if (b) {
+		k.b = b;
+		a = htab_find(m->addrs, addr_hash(b, off), &k, addr_eq);
+		if (a)
+			return a->chain;
+	}
+	if (htab_count(m->addrs) >= SRCLINE_MAX_ADDRS || m->stats.ns >= SRCLINE_BUDGET_NS) {
 		m->stats.over_limit++;
+		return NULL;
+	}
+	t0 = now_ns();
+	if (!b)
+		b = binary_of(m, mod, alt_path);
+	if (!b) {
+		m->stats.ns += now_ns() - t0;
 		return NULL;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
-	a->mod = mod;
+	a->b = b;
 	a->off = off;
-	t0 = now_ns();
-	b = binary_of(m, mod, alt_path);
-	if (b && b->dw.dw && off_to_vaddr(b, off, &vaddr))
+	if (b->dw.dw && off_to_vaddr(b, off, &vaddr))
 		a->chain = build_chain(m, b, vaddr);
 	m->stats.ns += now_ns() - t0;
+	h = addr_hash(b, off);
 	if (htab_insert(m->addrs, h, a)) {
 		free((void *)a->chain);
 		free(a);
@@ -444,4 +488,75 @@ const struct srcline_chain *srcmap_lookup(struct srcmap *m, const struct frame_m
 	m->stats.lookups++;
 	m->stats.found += a->chain != NULL;
 	return a->chain;
+}
+
+size_t srcmap_trim(struct srcmap *m, uint64_t idle)
+{
+	struct binary **gone = NULL;
+	size_t n = 0, cap = 0, pos = 0;
+	struct binary *b;
+	void *e;
+
+	while ((b = htab_next(m->binaries, &pos))) {
+		if (m->epoch - b->used < idle)
+			continue;
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 16;
+			struct binary **v = realloc(gone, c * sizeof(*v));
+
+			if (!v)
+				break;
+			gone = v;
+			cap = c;
+		}
+		gone[n++] = b;
+	}
+	m->epoch++;
+	if (!n)
+		return 0;
+	/* their addresses first (keyed by the binary's pointer), gathered,
+	 * then removed: a removal moves entries under the walk */
+	for (size_t i = 0; i < n; i++)
+		gone[i]->dying = true;
+	{
+		struct addr_entry **drop = NULL;
+		size_t nd = 0, capd = 0;
+
+		for (pos = 0; (e = htab_next(m->addrs, &pos));) {
+			struct addr_entry *a = e;
+
+			if (!a->b->dying)
+				continue;
+			if (nd == capd) {
+				size_t c = capd ? capd * 2 : 256;
+				struct addr_entry **v = realloc(drop, c * sizeof(*v));
+
+				if (!v) {
+					/* keep them all: no binary goes */
+					for (size_t i = 0; i < n; i++)
+						gone[i]->dying = false;
+					free(drop);
+					free(gone);
+					return 0;
+				}
+				drop = v;
+				capd = c;
+			}
+			drop[nd++] = a;
+		}
+		for (size_t i = 0; i < nd; i++) {
+			htab_remove(m->addrs, addr_hash(drop[i]->b, drop[i]->off),
+				    &(struct addr_key){ drop[i]->b, drop[i]->off }, addr_eq);
+			free((void *)drop[i]->chain);
+			free(drop[i]);
+		}
+		free(drop);
+	}
+	for (size_t i = 0; i < n; i++) {
+		htab_remove(m->binaries, gone[i]->hash, &gone[i]->mod, binary_eq);
+		binary_free(gone[i]);
+	}
+	free(gone);
+	m->stats.evicted += n;
+	return n;
 }

@@ -46,6 +46,7 @@ struct srcline_stats {
 	uint64_t over_limit;	/* look-ups past SRCLINE_MAX_ADDRS or the time
 				 * budget, not done */
 	uint64_t ns;		/* time spent in DWARF */
+	uint64_t evicted;	/* modules freed by srcmap_trim() */
 };
 
 struct srcmap;
@@ -61,5 +62,9 @@ void srcmap_free(struct srcmap *m);
 const struct srcline_chain *srcmap_lookup(struct srcmap *m, const struct frame_module *mod,
 					  const char *alt_path, uint64_t off);
 const struct srcline_stats *srcmap_stats(const struct srcmap *m);
+/* Bounded long runs: frees the modules (their DWARF, their cached
+ * addresses) not asked for in the last idle calls; chains they gave are
+ * void.  Returns how many. */
+size_t srcmap_trim(struct srcmap *m, uint64_t idle);
 
 #endif

@@ -44,6 +44,7 @@ struct symbolizer {
 	struct elfsyms *vdso;
 	int vdso_tried;
 	struct srcmap *src;	/* made on first use by symbolize_user_src() */
+	bool src_borrowed;	/* symbolizer_use_srcmap()'s */
 	struct perfmaps *jit;	/* perf maps, for code no file maps */
 	struct sym_stats stats;
 };
@@ -77,7 +78,8 @@ void symbolizer_free(struct symbolizer *s)
 		return;
 	strpool_free(s->names);
 	elfsyms_free(s->vdso);
-	srcmap_free(s->src);
+	if (!s->src_borrowed)
+		srcmap_free(s->src);
 	perfmaps_free(s->jit);
 	if (s->ucache) {
 		size_t pos = 0;
@@ -380,6 +382,14 @@ int symbolize_user_src(struct symbolizer *s, uint32_t pid, uint64_t gen,
 		}
 	}
 	return m;
+}
+
+void symbolizer_use_srcmap(struct symbolizer *s, struct srcmap *m)
+{
+	if (!s->src_borrowed)
+		srcmap_free(s->src);
+	s->src = m;
+	s->src_borrowed = m != NULL;
 }
 
 const struct srcline_stats *symbolizer_src_stats(const struct symbolizer *s)

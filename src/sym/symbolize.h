@@ -52,6 +52,9 @@ int symbolize_user(struct symbolizer *s, uint32_t pid, uint64_t gen,
 int symbolize_user_src(struct symbolizer *s, uint32_t pid, uint64_t gen,
 		       const uint64_t *ips, int n, struct frame *out, int max);
 const struct sym_stats *symbolizer_stats(const struct symbolizer *s);
+/* Source lines from m (borrowed; it outlives the symbolizer and its
+ * caches: sym/srcline.h) instead of a map of the symbolizer's own. */
+void symbolizer_use_srcmap(struct symbolizer *s, struct srcmap *m);
 /* What DWARF look-ups found; NULL before the first. */
 const struct srcline_stats *symbolizer_src_stats(const struct symbolizer *s);
 /* Distinct binaries whose symbols were loaded. */

@@ -20,13 +20,22 @@ struct sc_entry {
 	struct elfsyms *es;	/* owned */
 	int err;
 	uint64_t dev, ino;
-	struct sc_entry *next;	/* all entries, for freeing */
+	size_t bytes;		/* es's and aux's */
+	uint64_t used;		/* the epoch it was last asked for in */
+	uint64_t marked;	/* the epoch a kept mapping last named it in */
+	void *aux;		/* symcache_set_aux(), owned */
+	void (*aux_free)(void *);
+	bool has_aux;
+	struct sc_entry *prev, *next;	/* all entries */
 };
 
 struct symcache {
 	struct htab *by_inode;	/* of sc_entry; entries owns them */
+	struct htab *by_es;	/* the successes, by their elfsyms pointer */
 	struct sc_entry *entries;
 	size_t loaded;
+	uint64_t epoch;		/* sweeps so far, + 1 (0: never) */
+	struct symcache_stats st;
 };
 
 static uint64_t inode_hash(uint64_t dev, uint64_t ino)
@@ -41,11 +50,56 @@ static bool inode_eq(const void *entry, const void *key)
 	return a->dev == b->dev && a->ino == b->ino;
 }
 
+static bool es_eq(const void *entry, const void *key)
+{
+	return ((const struct sc_entry *)entry)->es == key;
+}
+
 static struct sc_entry *find(const struct symcache *sc, uint64_t dev, uint64_t ino)
 {
 	struct sc_entry k = { .dev = dev, .ino = ino };
+	struct sc_entry *e = htab_find(sc->by_inode, inode_hash(dev, ino), &k, inode_eq);
 
-	return htab_find(sc->by_inode, inode_hash(dev, ino), &k, inode_eq);
+	if (e)
+		e->used = sc->epoch;
+	return e;
+}
+
+static struct sc_entry *find_es(const struct symcache *sc, const struct elfsyms *es)
+{
+	return htab_find(sc->by_es, mix64((uintptr_t)es), es, es_eq);
+}
+
+static void entry_unlink(struct symcache *sc, struct sc_entry *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		sc->entries = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	sc->st.bytes -= e->bytes;
+	sc->st.entries--;
+}
+
+static void entry_free(struct sc_entry *e)
+{
+	if (e->has_aux && e->aux_free)
+		e->aux_free(e->aux);
+	elfsyms_free(e->es);
+	free(e);
+}
+
+/* Frees e, in the tables or not. */
+static void evict(struct symcache *sc, struct sc_entry *e)
+{
+	htab_remove(sc->by_inode, inode_hash(e->dev, e->ino), e, inode_eq);
+	if (e->es) {
+		htab_remove(sc->by_es, mix64((uintptr_t)e->es), e->es, es_eq);
+		sc->loaded--;
+	}
+	entry_unlink(sc, e);
+	entry_free(e);
 }
 
 /* Caches es (or the failure err) under dev/ino; an existing failure is
@@ -67,14 +121,23 @@ static const struct elfsyms *put(struct symcache *sc, uint64_t dev, uint64_t ino
 		errno = ENOMEM;
 		return NULL;
 	}
-	*e = (struct sc_entry){ .es = es, .err = err, .dev = dev, .ino = ino, .next = sc->entries };
-	sc->entries = e;
 	if (old)
+		evict(sc, old);	/* the failure a success replaces */
+	*e = (struct sc_entry){ .es = es, .err = err, .dev = dev, .ino = ino, .next = sc->entries,
+				.bytes = sizeof(*e) + elfsyms_bytes(es), .used = sc->epoch };
+	if (htab_insert(sc->by_inode, h, e) || (es && htab_insert(sc->by_es, mix64((uintptr_t)es), e))) {
 		htab_remove(sc->by_inode, h, e, inode_eq);
-	if (htab_insert(sc->by_inode, h, e)) {
-		errno = ENOMEM;	/* e stays owned by entries; only this answer fails */
+		entry_free(e);
+		errno = ENOMEM;
 		return NULL;
 	}
+	if (sc->entries)
+		sc->entries->prev = e;
+	sc->entries = e;
+	sc->st.entries++;
+	sc->st.bytes += e->bytes;
+	if (sc->st.bytes > sc->st.peak_bytes)
+		sc->st.peak_bytes = sc->st.bytes;
 	if (es)
 		sc->loaded++;
 	errno = err;
@@ -88,8 +151,10 @@ struct symcache *symcache_new(void)
 	if (!sc)
 		return NULL;
 	sc->by_inode = htab_new(32);
-	if (!sc->by_inode) {
-		free(sc);
+	sc->by_es = htab_new(32);
+	sc->epoch = 1;
+	if (!sc->by_inode || !sc->by_es) {
+		symcache_free(sc);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -215,9 +280,99 @@ void symcache_free(struct symcache *sc)
 		return;
 	for (e = sc->entries; e; e = next) {
 		next = e->next;
-		elfsyms_free(e->es);
-		free(e);
+		entry_free(e);
 	}
 	htab_free(sc->by_inode);
+	htab_free(sc->by_es);
 	free(sc);
+}
+
+int symcache_set_aux(struct symcache *sc, const struct elfsyms *es, void *data,
+		     void (*free_fn)(void *), size_t bytes)
+{
+	struct sc_entry *e = find_es(sc, es);
+
+	if (!e)
+		return -ENOENT;
+	if (e->has_aux && e->aux_free)
+		e->aux_free(e->aux);
+	e->aux = data;
+	e->aux_free = free_fn;
+	e->has_aux = true;
+	sc->st.bytes += bytes;
+	e->bytes += bytes;
+	if (sc->st.bytes > sc->st.peak_bytes)
+		sc->st.peak_bytes = sc->st.bytes;
+	return 0;
+}
+
+void *symcache_aux(struct symcache *sc, const struct elfsyms *es, bool *found)
+{
+	struct sc_entry *e = find_es(sc, es);
+
+	*found = e && e->has_aux;
+	if (!e)
+		return NULL;
+	e->used = sc->epoch;
+	return e->aux;
+}
+
+void symcache_mark(struct symcache *sc, uint64_t dev, uint64_t ino)
+{
+	struct sc_entry k = { .dev = dev, .ino = ino };
+	struct sc_entry *e = htab_find(sc->by_inode, inode_hash(dev, ino), &k, inode_eq);
+
+	if (e)
+		e->marked = sc->epoch;
+}
+
+static int by_use(const void *a, const void *b)
+{
+	const struct sc_entry *x = *(struct sc_entry *const *)a, *y = *(struct sc_entry *const *)b;
+
+	return x->used < y->used ? -1 : x->used > y->used;
+}
+
+size_t symcache_sweep(struct symcache *sc, size_t budget)
+{
+	struct sc_entry *e, *next, **idle = NULL;
+	size_t n = 0, evicted = 0, unmarked = 0;
+
+	for (e = sc->entries; e; e = next) {
+		next = e->next;
+		if (e->marked == sc->epoch || e->used == sc->epoch)
+			continue;
+		if (sc->epoch - e->used >= SYMCACHE_IDLE_SWEEPS) {
+			sc->st.evicted_bytes += e->bytes;
+			evict(sc, e);
+			evicted++;
+			continue;
+		}
+		unmarked += e->bytes;
+		n++;
+	}
+	if (unmarked > budget && n && (idle = malloc(n * sizeof(*idle)))) {
+		size_t i = 0;
+
+		for (e = sc->entries; e; e = e->next)
+			if (e->marked != sc->epoch && e->used != sc->epoch && i < n)
+				idle[i++] = e;
+		qsort(idle, i, sizeof(*idle), by_use);
+		for (size_t j = 0; j < i && unmarked > budget; j++) {
+			unmarked -= idle[j]->bytes;
+			sc->st.evicted_bytes += idle[j]->bytes;
+			evict(sc, idle[j]);
+			evicted++;
+		}
+		free(idle);
+	}
+	sc->st.evicted += evicted;
+	sc->st.sweeps++;
+	sc->epoch++;
+	return evicted;
+}
+
+void symcache_stats(const struct symcache *sc, struct symcache_stats *out)
+{
+	*out = sc->st;
 }

@@ -22,13 +22,6 @@
 #define CACHE_SLOTS 4096	/* snapshot results kept, direct-mapped */
 #define MAX_READS (2 * UNWIND_MAX_DEPTH + 8)	/* stack words one unwind reads */
 
-/* One binary's table (NULL: none could be built), keyed by its elfsyms,
- * which the symcache keeps unique per binary. */
-struct table_entry {
-	const struct elfsyms *es;
-	struct unwind_table *t;
-};
-
 /* One unwound snapshot.  The result depends only on the registers and
  * the stack words the walk read (and the tables, which do not change),
  * so a snapshot with the same registers and the same values at those
@@ -55,7 +48,6 @@ struct unwinder {
 	struct proctab *pt;
 	struct symcache *sc;
 	enum unwind_mode mode;
-	struct htab *tables;	/* of struct table_entry, owned, by mix64(es) */
 	struct cache_slot *cache;
 	struct reads reads;
 	struct unwind_table *vdso;	/* from our own vDSO image */
@@ -88,9 +80,8 @@ struct unwinder *unwinder_new(struct proctab *pt, struct symcache *sc, enum unwi
 	u->pt = pt;
 	u->sc = sc;
 	u->mode = mode;
-	u->tables = htab_new(128);
 	u->cache = calloc(CACHE_SLOTS, sizeof(*u->cache));
-	if (!u->tables || !u->cache) {
+	if (!u->cache) {
 		unwinder_free(u);
 		errno = ENOMEM;
 		return NULL;
@@ -102,16 +93,6 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	if (u->tables) {
-		size_t pos = 0;
-		struct table_entry *te;
-
-		while ((te = htab_next(u->tables, &pos))) {
-			unwind_table_free(te->t);
-			free(te);
-		}
-	}
-	htab_free(u->tables);
 	for (size_t i = 0; u->cache && i < CACHE_SLOTS; i++)
 		free(u->cache[i].ips);
 	free(u->cache);
@@ -124,41 +105,41 @@ const struct unwind_stats *unwinder_stats(const struct unwinder *u)
 	return &u->stats;
 }
 
-static bool table_eq(const void *entry, const void *key)
+static void table_free(void *t)
 {
-	return ((const struct table_entry *)entry)->es == key;
+	unwind_table_free(t);
 }
 
-/* The call-frame table of a binary, built on first use. */
+/* The call-frame table of a binary, built on first use and kept by the
+ * symbol cache with the binary (evicted with it, sym/symcache.h). */
 static const struct unwind_table *table_of(struct unwinder *u, const struct elfsyms *es)
 {
-	uint64_t h = mix64((uintptr_t)es);
-	struct table_entry *te = htab_find(u->tables, h, es, table_eq);
+	const struct unwind_row *rows;
+	struct unwind_table *t = NULL;
 	struct stat st;
+	bool found;
 	int fd;
 
-	if (te)
-		return te->t;
-	te = malloc(sizeof(*te));
-	if (!te)
-		return NULL;
-	*te = (struct table_entry){ .es = es };
-	if (htab_insert(u->tables, h, te)) {
-		free(te);
-		return NULL;
-	}
+	t = symcache_aux(u->sc, es, &found);
+	if (found)
+		return t;
 	/* from the file the symbols were read from, not whatever its name
 	 * leads to now (the symbol cache knows files by inode) */
 	fd = open_regular(elfsyms_name(es), &st);
 	if (fd >= 0 && elfsyms_same_file(es, &st))
-		te->t = unwind_table_build_fd(fd, elfsyms_name(es), 0);
+		t = unwind_table_build_fd(fd, elfsyms_name(es), 0);
 	if (fd >= 0)
 		close(fd);
-	if (te->t)
+	if (t)
 		u->stats.tables++;
 	else
 		u->stats.no_table++;
-	return te->t;
+	if (symcache_set_aux(u->sc, es, t, table_free,
+			     t ? unwind_table_rows(t, &rows) * sizeof(*rows) : 0)) {
+		unwind_table_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 /* Where pc is: the binary's table row for it (NULL: no table covers it;

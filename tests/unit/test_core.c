@@ -643,3 +643,152 @@ out:
 	symcache_free(sc);
 	proctab_free(pt);
 }
+
+/* Bounded long runs: an exited process is dropped two collections after
+ * its exit record when no lookup found it; a sampled one is kept (its
+ * looked-up mappings) until proctab_release() says its samples are named;
+ * a live one stays. */
+TEST(proctab_release_after_collections)
+{
+	struct proctab *pt = proctab_new();
+	struct mapping a = map(0x1000, 0x2000, 0, "/usr/bin/sampled");
+	struct mapping b = map(0x5000, 0x6000, 0, "/usr/bin/other");
+	uint32_t sampled = 0x7ffffff1, unsampled = 0x7ffffff2, live = 0x7ffffff3;
+	size_t procs, exited, dropped;
+
+	CHECK(pt);
+	proctab_forget_unsampled(pt);
+	for (uint32_t pid = sampled; pid <= live; pid++) {
+		CHECK_INT(proctab_exec(pt, pid, 10), 0);
+		CHECK_INT(proctab_mmap(pt, pid, &a, 11), 0);
+		CHECK_INT(proctab_mmap(pt, pid, &b, 12), 0);
+	}
+	CHECK(proctab_find(pt, sampled, 13, 0x1800) != NULL);
+	CHECK(proctab_find(pt, live, 13, 0x1800) != NULL);
+	CHECK_INT(proctab_exit(pt, sampled, 20), 0);
+	CHECK_INT(proctab_exit(pt, unsampled, 20), 0);
+	/* its last samples may still be in a buffer: two drains */
+	CHECK_INT(proctab_release(pt), 0);
+	CHECK_INT(proctab_collect(pt, false), 0);
+	CHECK_INT(proctab_release(pt), 0);
+	CHECK_INT(proctab_collect(pt, false), 0);
+	CHECK_INT(proctab_collect(pt, false), 1);
+	proctab_stats(pt, &procs, &exited, &dropped);
+	CHECK_INT(procs, 2);
+	CHECK_INT(exited, 1);
+	CHECK_INT(dropped, 1);
+	/* compacted: the mapping a lookup found stays, the other goes */
+	CHECK(proctab_find(pt, sampled, 13, 0x1800) != NULL);
+	CHECK(proctab_find(pt, sampled, 13, 0x5800) == NULL);
+	/* its samples are named: it goes; the live one stays */
+	CHECK_INT(proctab_release(pt), 1);
+	proctab_stats(pt, &procs, &exited, &dropped);
+	CHECK_INT(procs, 1);
+	CHECK_INT(exited, 0);
+	CHECK_INT(dropped, 2);
+	CHECK(proctab_known(pt, live));
+	CHECK(!proctab_known(pt, sampled));
+	proctab_free(pt);
+}
+
+/* Streaming (every stack named as it arrives): an exited process goes
+ * two collections after its exit, sampled or not; a pid reused by a new
+ * fork before then is a live process again. */
+TEST(proctab_forget_exited_streaming)
+{
+	struct proctab *pt = proctab_new();
+	struct mapping a = map(0x1000, 0x2000, 0, "/usr/bin/sampled");
+	uint32_t pid = 0x7ffffff4, reused = 0x7ffffff5, parent = 0x7ffffff6;
+	size_t procs, exited, dropped;
+
+	CHECK(pt);
+	proctab_forget_exited(pt);
+	CHECK_INT(proctab_exec(pt, parent, 5), 0);
+	CHECK_INT(proctab_mmap(pt, parent, &a, 6), 0);
+	CHECK_INT(proctab_fork(pt, parent, pid, 10), 0);
+	CHECK_INT(proctab_fork(pt, parent, reused, 10), 0);
+	CHECK(proctab_find(pt, pid, 11, 0x1800) != NULL);
+	CHECK_INT(proctab_exit(pt, pid, 20), 0);
+	CHECK_INT(proctab_exit(pt, reused, 20), 0);
+	CHECK_INT(proctab_fork(pt, parent, reused, 30), 0);
+	for (int i = 0; i < 3; i++)
+		proctab_collect(pt, false);
+	proctab_stats(pt, &procs, &exited, &dropped);
+	CHECK_INT(procs, 2);
+	CHECK_INT(exited, 0);
+	CHECK_INT(dropped, 1);
+	CHECK(!proctab_known(pt, pid));
+	CHECK(proctab_find(pt, reused, 31, 0x1800) != NULL);
+	proctab_free(pt);
+}
+
+struct path_seen {
+	size_t n;
+	bool ok;
+};
+
+static void check_path(void *ctx, const struct mapping *m)
+{
+	struct path_seen *s = ctx;
+
+	s->n++;
+	s->ok &= !strcmp(m->path, "/usr/bin/kept");
+}
+
+/* Paths of dropped processes leave the pool when it is rebuilt; the kept
+ * mappings' paths are the same strings after it. */
+TEST(proctab_compact_paths_frees_dropped)
+{
+	struct proctab *pt = proctab_new();
+	struct mapping kept = map(0x1000, 0x2000, 0, "/usr/bin/kept");
+	uint32_t live = 0x7ffffff7;
+	struct path_seen seen = { 0, true };
+	char path[64];
+
+	CHECK(pt);
+	proctab_forget_exited(pt);
+	CHECK_INT(proctab_exec(pt, live, 1), 0);
+	CHECK_INT(proctab_mmap(pt, live, &kept, 2), 0);
+	for (uint32_t i = 0; i < 500; i++) {
+		struct mapping m = map(0x1000, 0x2000, 0, path);
+
+		snprintf(path, sizeof(path), "/tmp/churn/bin%u", i);
+		CHECK_INT(proctab_exec(pt, 0x70000000 + i, 10), 0);
+		CHECK_INT(proctab_mmap(pt, 0x70000000 + i, &m, 11), 0);
+		CHECK_INT(proctab_exit(pt, 0x70000000 + i, 12), 0);
+	}
+	for (int i = 0; i < 3; i++)
+		proctab_collect(pt, false);
+	CHECK_INT(proctab_count(pt), 1);
+	CHECK_INT(proctab_compact_paths(pt), 500);
+	/* nothing more to free: not rebuilt again */
+	CHECK_INT(proctab_compact_paths(pt), 0);
+	proctab_each_mapping(pt, check_path, &seen);
+	CHECK_INT(seen.n, 1);
+	CHECK(seen.ok);
+	CHECK(!strcmp(proctab_find(pt, live, 3, 0x1800)->path, "/usr/bin/kept"));
+	proctab_free(pt);
+}
+
+/* A process whose exit record was lost is found gone at a trim; a live
+ * one (this test) is not. */
+TEST(proctab_reap_lost_exits)
+{
+	struct proctab *pt = proctab_new();
+	uint32_t gone = 0x7ffffff9, me = (uint32_t)getpid();
+	size_t procs, exited, dropped;
+
+	CHECK(pt);
+	proctab_forget_exited(pt);
+	CHECK_INT(proctab_exec(pt, gone, 1), 0);
+	CHECK_INT(proctab_exec(pt, me, 1), 0);
+	CHECK_INT(proctab_reap(pt), 1);
+	CHECK_INT(proctab_reap(pt), 0);
+	for (int i = 0; i < 3; i++)
+		proctab_collect(pt, false);
+	proctab_stats(pt, &procs, &exited, &dropped);
+	CHECK_INT(procs, 1);
+	CHECK_INT(dropped, 1);
+	CHECK(proctab_known(pt, me));
+	proctab_free(pt);
+}

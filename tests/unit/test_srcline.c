@@ -198,3 +198,44 @@ out:
 	symcache_free(sc);
 	proctab_free(pt);
 }
+
+/* Modules are known by content (path and build id), not by the caller's
+ * pointer, so the map outlives the symbolizers that ask it; a module not
+ * asked for in `idle` trims is closed with its cached addresses, and
+ * found again when asked. */
+TEST(srcline_trim_closes_idle_modules)
+{
+	struct frame_module mod = { .path = fixture_path("inline-chain"), .build_id_len = 20 };
+	struct frame_module copy, other = { .path = fixture_path("inline-chain.gcc") };
+	struct srcmap *m = srcmap_new();
+	const struct srcline_chain *c, *o;
+	struct a2l want[4], wantg[4];
+
+	CHECK(m);
+	if (!m)
+		return;
+	CHECK_INT(read_a2l(test_fixture("inline-chain.a2l"), want, 4), 4);
+	CHECK_INT(read_a2l(test_fixture("inline-chain.gcc.a2l"), wantg, 4), 4);
+	memcpy(mod.build_id, FIXED_BUILD_ID, 20);
+	copy = mod;
+	c = srcmap_lookup(m, &mod, NULL, want[3].off);
+	CHECK(c != NULL);
+	/* another pointer, the same module: the same chain, no second open */
+	CHECK(srcmap_lookup(m, &copy, NULL, want[3].off) == c);
+	o = srcmap_lookup(m, &other, NULL, wantg[3].off);
+	CHECK(o != NULL);
+	CHECK_INT(srcmap_stats(m)->binaries, 2);
+	CHECK_INT(srcmap_trim(m, 2), 0);
+	/* mod asked for after each trim, other not: idle for two */
+	CHECK(srcmap_lookup(m, &mod, NULL, want[3].off) == c);
+	CHECK_INT(srcmap_trim(m, 2), 0);
+	CHECK(srcmap_lookup(m, &mod, NULL, want[3].off) == c);
+	CHECK_INT(srcmap_trim(m, 2), 1);
+	CHECK_INT(srcmap_stats(m)->evicted, 1);
+	/* asked again: opened again, the same answer */
+	o = srcmap_lookup(m, &other, NULL, wantg[3].off);
+	CHECK(o != NULL);
+	CHECK_INT(srcmap_stats(m)->binaries, 3);
+	CHECK(srcmap_lookup(m, &mod, NULL, want[3].off) == c);
+	srcmap_free(m);
+}

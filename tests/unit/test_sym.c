@@ -868,3 +868,91 @@ TEST(symcache_many_keys)
 	CHECK_INT(symcache_count(sc), 1);
 	symcache_free(sc);
 }
+
+static int aux_freed;
+
+static void count_aux_free(void *p)
+{
+	aux_freed++;
+	free(p);
+}
+
+/* Eviction: a binary some kept mapping names, or asked for since the
+ * last sweep, stays; an idle one goes after SYMCACHE_IDLE_SWEEPS sweeps,
+ * or at once when the unmarked ones are over budget (least recently used
+ * first), its aux freed with it; a later ask loads it again. */
+TEST(symcache_sweep_evicts_idle_and_over_budget)
+{
+	struct symcache *sc = symcache_new();
+	struct binary_id pie = inode_id(test_fixture("symbols-pie"));
+	struct binary_id nopie = inode_id(test_fixture("symbols-nopie"));
+	struct binary_id lib = inode_id(test_fixture("libsymbols.so"));
+	struct symcache_stats st;
+	const struct elfsyms *a, *b, *c;
+	bool found;
+
+	CHECK(sc);
+	aux_freed = 0;
+	a = symcache_get(sc, test_fixture("symbols-pie"), NULL, &pie);
+	b = symcache_get(sc, test_fixture("symbols-nopie"), NULL, &nopie);
+	c = symcache_get(sc, test_fixture("libsymbols.so"), NULL, &lib);
+	CHECK(a && b && c);
+	CHECK_INT(symcache_set_aux(sc, b, malloc(100), count_aux_free, 100), 0);
+	CHECK(symcache_aux(sc, b, &found) != NULL && found);
+	symcache_aux(sc, a, &found);
+	CHECK(!found);
+	symcache_stats(sc, &st);
+	CHECK_INT(st.entries, 3);
+	CHECK(st.bytes > elfsyms_bytes(a) + elfsyms_bytes(b) + 100);
+	/* all three asked for in this epoch: none goes, even over budget */
+	CHECK_INT(symcache_sweep(sc, 0), 0);
+	/* a is mapped by a kept process in every epoch; c is asked for */
+	for (int i = 1; i < SYMCACHE_IDLE_SWEEPS; i++) {
+		symcache_mark(sc, pie.dev, pie.ino);
+		CHECK(symcache_get(sc, NULL, NULL, &lib) == c);
+		CHECK_INT(symcache_sweep(sc, SYMCACHE_BUDGET), 0);
+	}
+	/* b idle for SYMCACHE_IDLE_SWEEPS sweeps: evicted, its aux freed */
+	symcache_mark(sc, pie.dev, pie.ino);
+	CHECK_INT(symcache_sweep(sc, SYMCACHE_BUDGET), 1);
+	CHECK_INT(aux_freed, 1);
+	symcache_stats(sc, &st);
+	CHECK_INT(st.entries, 2);
+	CHECK_INT(st.evicted, 1);
+	CHECK_INT(symcache_count(sc), 2);
+	/* over budget: c (unmarked, not asked for since) goes at once; a stays */
+	symcache_mark(sc, pie.dev, pie.ino);
+	CHECK_INT(symcache_sweep(sc, 0), 1);
+	symcache_stats(sc, &st);
+	CHECK_INT(st.entries, 1);
+	CHECK_INT(st.evicted, 2);
+	CHECK(st.peak_bytes >= st.bytes);
+	CHECK(symcache_get(sc, NULL, NULL, &pie) == a);
+	/* asked for again: loaded again from its path */
+	b = symcache_get(sc, test_fixture("symbols-nopie"), NULL, &nopie);
+	CHECK(b != NULL);
+	CHECK_INT(symcache_count(sc), 2);
+	symcache_free(sc);
+}
+
+/* A failure is cached (not retried for every frame) and evicted like a
+ * binary when idle. */
+TEST(symcache_sweep_evicts_failures)
+{
+	struct symcache *sc = symcache_new();
+	struct binary_id gone = { .dev = 1, .ino = 987654321 };
+	struct symcache_stats st;
+
+	CHECK(!symcache_get(sc, "/nonexistent/x", NULL, &gone));
+	symcache_stats(sc, &st);
+	CHECK_INT(st.entries, 1);
+	CHECK_INT(symcache_count(sc), 0);
+	/* the sweep of the epoch it was asked in, then idle ones */
+	for (int i = 0; i < SYMCACHE_IDLE_SWEEPS; i++)
+		CHECK_INT(symcache_sweep(sc, SYMCACHE_BUDGET), 0);
+	CHECK_INT(symcache_sweep(sc, SYMCACHE_BUDGET), 1);
+	symcache_stats(sc, &st);
+	CHECK_INT(st.entries, 0);
+	CHECK_INT(st.evicted, 1);
+	symcache_free(sc);
+}

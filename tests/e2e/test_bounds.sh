@@ -1,0 +1,98 @@
+# Bounded long runs: a continuous profile (`profile --every`) under
+# process churn keeps what the live processes and the last windows need,
+# not what every process ever seen needed.  Counts, not RSS: the -v
+# lines each window closes with ("bounds: N processes kept (E exited), D
+# dropped; B binaries cached (X MiB), e evicted now, T in all") and the
+# closing ones.  The churn goes in phases paced by windows, not by time:
+# phase g runs copies of one program from group g only (each copy its
+# own inode: a binary of its own for the caches) until two more windows
+# have closed, so a group is idle for the SYMCACHE_IDLE_SWEEPS windows
+# its binaries wait before eviction whatever the machine's speed.
+
+VICTIM="$WL/reuse/victim"	# spins MS ms of CPU, exits
+GROUPS_N=12 PER_GROUP=10
+
+# bounds_field N: the Nth number of each window's "bounds:" line, one a line
+bounds_field() { sed -n 's/^stackscope: bounds: //p' err.txt | tr -c '0-9.\n' ' ' | awk -v n="$1" '{ print $n }'; }
+
+test_bounds_churn_windows() {
+	local g i p
+	for ((g = 0; g < GROUPS_N; g++)); do
+		for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "g$g-$i"; done
+	done
+	# the churn: stackscope is its parent; it notes processes started and
+	# stackscope's descriptors halfway and at the end
+	cat >churn.sh <<-EOF
+	windows() { grep -c '^stackscope: bounds:' err.txt; }
+	n=0
+	for ((g = 0; g < $GROUPS_N; g++)); do
+		w=\$((\$(windows) + 2)) r=0
+		while [ \$(windows) -lt \$w ] && [ \$r -lt 400 ]; do
+			for ((k = 0; k < 5; k++)); do ./g\$g-\$(((r * 5 + k) % $PER_GROUP)) 10 & done
+			wait
+			n=\$((n + 5)) r=\$((r + 1))
+		done
+		[ \$g -eq $((GROUPS_N / 2)) ] && ls /proc/\$PPID/fd | wc -l >fds_mid
+	done
+	ls /proc/\$PPID/fd | wc -l >fds_end
+	echo \$n >started
+	EOF
+	"$SS" profile --every 1s -F 499 -v -o "$T/w-%s.pb.gz" -- bash churn.sh 2>err.txt ||
+		fail "profile failed: $(tail -3 err.txt)"
+	p=$(cat started)
+	grep -E "^stackscope: (bounds|processes|caches)" err.txt | tail -4
+	echo "started $p, fds $(cat fds_mid) -> $(cat fds_end)"
+	local nwin kept_exited named evicted cached_max half fm fe
+	nwin=$(grep -c '^stackscope: bounds:' err.txt)
+	check '[ "$nwin" -ge $((2 * GROUPS_N)) ]' "$nwin windows for $GROUPS_N phases of two"
+	# every churn process exited: its state went once its window was built
+	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
+	kept_exited=$(sed -n 's/^stackscope: processes: [0-9]* kept, \([0-9]*\) of them exited.*/\1/p' err.txt)
+	check '[ -n "$named" ] && [ "$named" -ge $((p / 2)) ]' \
+		"$named of $p processes dropped after their window (want at least half)"
+	check '[ -n "$kept_exited" ] && [ "$kept_exited" -lt $((p / 4)) ]' \
+		"$kept_exited exited processes kept at the end of $p"
+	# binaries: those of the last phases and the shell's, never all groups'
+	half=$((nwin / 2))
+	cached_max=$(bounds_field 4 | tail -n +$half | sort -n | tail -1)
+	check '[ "$cached_max" -le $((5 * PER_GROUP + 15)) ]' \
+		"$cached_max binaries cached in the second half ($((GROUPS_N * PER_GROUP)) copies used)"
+	evicted=$(sed -n 's/^stackscope: caches: .*, \([0-9]*\) evicted (.*/\1/p' err.txt)
+	check '[ -n "$evicted" ] && [ "$evicted" -ge "$PER_GROUP" ]' "$evicted binaries evicted"
+	# descriptors: flat from the middle to the end
+	fm=$(cat fds_mid) fe=$(cat fds_end)
+	check '[ "$fe" -le $((fm + 2)) ]' "descriptors grew from $fm to $fe"
+}
+
+# One report at the end: the stacks of processes that exited are named
+# at a trim (every 10 s) and their processes dropped; every sample is in
+# the report once, with the names it had.
+test_bounds_churn_one_report() {
+	local i p total samples early named
+	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
+	cat >churn.sh <<-EOF
+	n=0 r=0
+	while [ \$(grep -c '^stackscope: bounds:' err.txt) -lt 2 ] && [ \$r -lt 2000 ]; do
+		for ((k = 0; k < 5; k++)); do ./c\$(((r * 5 + k) % $PER_GROUP)) 10 & done
+		wait
+		n=\$((n + 5)) r=\$((r + 1))
+	done
+	echo \$n >started
+	EOF
+	"$SS" profile -F 499 -v -o out.folded -- bash churn.sh 2>err.txt ||
+		fail "profile failed: $(tail -3 err.txt)"
+	p=$(cat started)
+	grep -E "^stackscope: (bounds|processes|caches)" err.txt | tail -4
+	early=$(sed -n 's/.*, \([0-9]*\) stacks named early).*/\1/p' err.txt)
+	check '[ -n "$early" ] && [ "$early" -gt 0 ]' "no stack named early ($p processes)"
+	# their processes went then (those of the last 10 s stay for the report)
+	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
+	check '[ -n "$named" ] && [ "$named" -gt 0 ]' "no process dropped once its stacks were named"
+	# every sample once: the report adds up to the closing line's count
+	samples=$(sed -n 's/^stackscope profile: \([0-9]*\) samples,.*/\1/p' err.txt)
+	total=$(total out.folded)
+	check '[ "$total" = "$samples" ]' "the report holds $total samples of $samples"
+	# named as they ran: the copies' spin under main, whatever their pid
+	check '[ "$(samples out.folded "^c[0-9];.*main;victim_outer;victim_spin")" -gt 0 ]' \
+		"no c*;...;main;victim_outer;victim_spin stack"
+}

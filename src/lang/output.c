@@ -441,7 +441,10 @@ static void stack_text(struct sb *b, const struct lang_val *v, int indent)
 		if (f->addr == LANG_FRAME_TRUNCATED) {
 			if (v->stack_mode != LANG_STACK_PERF)
 				sb_chr(b, ' ', v->stack_mode == LANG_STACK_RAW ? 0 : (size_t)indent);
-			sb_str(b, perf ? "\t[truncated]\n" : "[truncated]\n");
+			if (perf)
+				sb_chr(b, '\t', 1);
+			sb_str(b, f->name ? f->name : "[truncated]");
+			sb_chr(b, '\n', 1);
 			continue;
 		}
 		if (v->stack_mode == LANG_STACK_RAW) {

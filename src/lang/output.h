@@ -79,8 +79,10 @@ unsigned lang_lhist_index(int64_t v, int64_t min, int64_t max, int64_t step);
  * a line, bpftrace 0.19's). */
 enum lang_stack_mode { LANG_STACK_BPFTRACE, LANG_STACK_PERF, LANG_STACK_RAW };
 
-/* The address of the last frame of a user stack whose unwinding did not
- * reach the outermost frame: printed "[truncated]" in every mode. */
+/* The address of a marker frame, printed as its name (NULL: "[truncated]")
+ * in every mode: the last frame of a user stack whose unwinding did not
+ * reach the outermost frame, or the one frame of a stack the kernel could
+ * not store ("[lost stack]"). */
 #define LANG_FRAME_TRUNCATED UINT64_MAX
 
 /* One frame, already symbolized: name NULL when unknown (printed as its

@@ -78,6 +78,7 @@ struct rt {
 	struct lang_ustack tmp_stack;	/* a printed stack's (ips: the ips buffer) */
 	uint64_t *ips;			/* UNWIND_MAX_DEPTH: a snapshot's pcs */
 	uint64_t bad_snaps;		/* records whose snapshot did not parse */
+	uint64_t lost_stacks;		/* stacks printed as lost: bucket taken */
 	struct htab *canon;		/* symbolized user stacks -> the first key's */
 };
 
@@ -242,6 +243,17 @@ static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 	v->stack_mode = st.mode & LANG_STACK_MODE_MASK;
 	if (st.user && (st.mode & LANG_STACK_SNAP)) {
 		decode_ustack_snap(rt, &st, v);
+		return;
+	}
+	if (st.id == -EEXIST) {
+		/* bpf_get_stackid(): the stack's bucket held another stack */
+		fr = ar_alloc(rt, sizeof(*fr));
+		if (fr) {
+			fr[0] = (struct lang_frame){ .addr = LANG_FRAME_TRUNCATED, .name = "[lost stack]" };
+			v->frames = fr;
+			v->nframes = 1;
+		}
+		rt->lost_stacks++;
 		return;
 	}
 	if (st.id < 0 || rt->cg->stacks < 0)
@@ -1524,6 +1536,14 @@ static void report_losses(struct rt *rt)
 	if (lost) {
 		lang_out_lost(rt->out, lost);
 		session_count(rt->s, "events lost", lost, SESSION_LOSS);
+	}
+	if (rt->lost_stacks) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "%" PRIu64 " stacks printed as [lost stack]: their "
+			 "bucket of the stack map held another stack", rt->lost_stacks);
+		lang_out_error(rt->out, buf);
+		session_count(rt->s, "stacks lost", rt->lost_stacks, SESSION_LOSS);
 	}
 	if (rt->bad_snaps) {
 		char buf[128];

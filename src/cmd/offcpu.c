@@ -45,14 +45,14 @@ static const char usage_text[] =
 "                   .pprof, else folded\n"
 "  --format FMT     svg, folded or pprof (values in ns)\n"
 "  --offsets        kernel frames as func+0xOFF\n"
-"  --unwind MODE    user stacks: kernel (the binaries' unwind tables loaded into\n"
-"                   the kernel and walked there when the thread blocks, frame\n"
-"                   pointers where no table covers a pc; copied as auto does\n"
-"                   until a process's tables are loaded), auto (default: unwind\n"
-"                   tables where the binary has them, frame pointers elsewhere;\n"
-"                   the stack is copied when the thread returns from its\n"
+"  --unwind MODE    user stacks: auto (default) is kernel: the binaries' unwind\n"
+"                   tables loaded into the kernel and walked there when the\n"
+"                   thread blocks, frame pointers where no table covers a pc\n"
+"                   (a process's waits are copied and unwound here until its\n"
+"                   tables are loaded); tables (unwind tables only, here, from\n"
+"                   a copy of the stack taken when the thread returns from its\n"
 "                   syscall), fp (frame pointers, walked in the kernel when the\n"
-"                   thread blocks), tables\n"
+"                   thread blocks)\n"
 "  --unwind-rows N  --unwind kernel's table capacity in rows of 16 bytes\n"
 "                   (default 262144); a binary that does not fit is unwound\n"
 "                   from copies of the stack\n"
@@ -163,6 +163,9 @@ static int parse_args(struct offcpu_run *r, int argc, char **argv)
 		msg("-M %ld is below -m %ld", r->max_us, r->min_us);
 		return 2;
 	}
+	/* the in-kernel walk measured cheapest for waits (bench/offcpu.sh) */
+	if (r->o.unwind == UNWIND_AUTO)
+		r->o.unwind = UNWIND_KERNEL;
 	return stackcmd_finish(&r->o, argc - optind, argv + optind);
 }
 

@@ -487,10 +487,43 @@ int proctab_exit(struct proctab *pt, uint32_t pid, uint64_t time)
 	return 0;
 }
 
+/* Exited processes gathered while walking the table, then dropped. */
+struct gone {
+	struct proc **v;
+	size_t n, cap;
+};
+
+static int gone_add(struct gone *g, struct proc *p)
+{
+	if (g->n == g->cap) {
+		size_t c = g->cap ? g->cap * 2 : 64;
+		struct proc **v = realloc(g->v, c * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		g->v = v;
+		g->cap = c;
+	}
+	g->v[g->n++] = p;
+	return 0;
+}
+
+static size_t gone_drop(struct proctab *pt, struct gone *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		htab_remove(pt->procs, mix64(g->v[i]->pid), &g->v[i]->pid, proc_eq);
+		proc_free(g->v[i]);
+	}
+	free(g->v);
+	pt->exited -= g->n;
+	pt->dropped += g->n;
+	return g->n;
+}
+
 size_t proctab_collect(struct proctab *pt, bool final)
 {
-	struct proc **gone = NULL;
-	size_t n = 0, cap = 0, pos = 0;
+	struct gone g = { 0 };
+	size_t pos = 0;
 	struct proc *p;
 
 	if (!pt->forget_unsampled && !pt->forget_exited)
@@ -515,25 +548,10 @@ size_t proctab_collect(struct proctab *pt, bool final)
 			p->exit_seen = 4;
 			continue;
 		}
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 64;
-			struct proc **v = realloc(gone, c * sizeof(*v));
-
-			if (!v)
-				break;
-			gone = v;
-			cap = c;
-		}
-		gone[n++] = p;
+		if (gone_add(&g, p))
+			break;
 	}
-	for (size_t i = 0; i < n; i++) {
-		htab_remove(pt->procs, mix64(gone[i]->pid), &gone[i]->pid, proc_eq);
-		proc_free(gone[i]);
-	}
-	free(gone);
-	pt->exited -= n;
-	pt->dropped += n;
-	return n;
+	return gone_drop(pt, &g);
 }
 
 size_t proctab_reap(struct proctab *pt)
@@ -565,33 +583,18 @@ void proctab_forget_exited(struct proctab *pt)
 
 size_t proctab_release(struct proctab *pt)
 {
-	struct proc **gone = NULL;
-	size_t n = 0, cap = 0, pos = 0;
+	struct gone g = { 0 };
+	size_t pos = 0;
 	struct proc *p;
 
 	while ((p = htab_next(pt->procs, &pos))) {
 		/* 3: two whole collections since its exit record, 4: compacted */
 		if (p->exit_seen < 3)
 			continue;
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 64;
-			struct proc **v = realloc(gone, c * sizeof(*v));
-
-			if (!v)
-				break;
-			gone = v;
-			cap = c;
-		}
-		gone[n++] = p;
+		if (gone_add(&g, p))
+			break;
 	}
-	for (size_t i = 0; i < n; i++) {
-		htab_remove(pt->procs, mix64(gone[i]->pid), &gone[i]->pid, proc_eq);
-		proc_free(gone[i]);
-	}
-	free(gone);
-	pt->exited -= n;
-	pt->dropped += n;
-	return n;
+	return gone_drop(pt, &g);
 }
 
 void proctab_each_mapping(const struct proctab *pt,

@@ -8,12 +8,34 @@
 #ifndef LANG_TEST_H
 #define LANG_TEST_H
 #include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "test.h"
 #include "lang/lang.h"
 #include "lang/ast.h"
+
+/* Writes text to root/rel, making rel's directories (a fake tracefs
+ * events tree of a test). */
+static inline void lt_put_file(const char *root, const char *rel, const char *text)
+{
+	char path[PATH_MAX + 100], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
 
 /* Results live in a ring of static buffers: the last 8 stay valid. */
 static inline char *lt_buf(void)

@@ -478,10 +478,12 @@ int stackpipe_symbolize_user(struct stackpipe *sp, uint32_t pid, uint64_t gen,
 	return sym ? symbolize_user(sym, pid, gen, ips, n, frames) : 0;
 }
 
-int stackpipe_read_stack(int stacks_fd, __u64 handle, uint64_t *ips)
+/* A stack by handle: its depth (0 none, -1 lost) and flags. */
+static int read_stack(int stacks_fd, __u64 handle, uint64_t *ips, __u32 *flags)
 {
 	struct stack_trace st;
 
+	*flags = 0;
 	if (handle == STACK_NONE)
 		return 0;
 	if (handle == STACK_LOST || bpf_map_lookup_elem(stacks_fd, &handle, &st))
@@ -489,23 +491,24 @@ int stackpipe_read_stack(int stacks_fd, __u64 handle, uint64_t *ips)
 	if (st.nr > STACK_MAX_DEPTH)
 		st.nr = STACK_MAX_DEPTH;
 	memcpy(ips, st.ips, st.nr * sizeof(*ips));
-	return st.nr;
+	*flags = st.flags;
+	return (int)st.nr;
+}
+
+int stackpipe_read_stack(int stacks_fd, __u64 handle, uint64_t *ips)
+{
+	__u32 flags;
+
+	return read_stack(stacks_fd, handle, ips, &flags);
 }
 
 int stackpipe_read_ustack(int stacks_fd, __u64 handle, uint64_t *ips, bool *truncated)
 {
-	struct stack_trace st;
+	__u32 flags;
+	int n = read_stack(stacks_fd, handle, ips, &flags);
 
-	*truncated = false;
-	if (handle == STACK_NONE)
-		return 0;
-	if (handle == STACK_LOST || bpf_map_lookup_elem(stacks_fd, &handle, &st))
-		return -1;
-	if (st.nr > STACK_MAX_DEPTH)
-		st.nr = STACK_MAX_DEPTH;
-	memcpy(ips, st.ips, st.nr * sizeof(*ips));
-	*truncated = (st.flags & STACK_F_TRUNCATED) || st.nr == STACK_MAX_DEPTH;
-	return st.nr;
+	*truncated = n >= 0 && ((flags & STACK_F_TRUNCATED) || n == STACK_MAX_DEPTH);
+	return n;
 }
 
 /* The in-kernel unwinder's counts: how many stacks it unwound, and every

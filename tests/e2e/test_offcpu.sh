@@ -19,7 +19,7 @@ test_sleep_and_pipe_totals() {
 	timeout 60 "$SS" offcpu -o out.folded -- "$WL/offcpu_wl" >wl.txt 2>err.txt || fail "offcpu exited $?: $(cat err.txt)"
 	sleep_us=$(samples out.folded ';main;sleeper;raw_nanosleep;[^ ]*do_nanosleep_\[k\]')
 	between "$sleep_us" 897000 "$(measured wl.txt sleeps_us)" ||
-		fail "sleeper: $sleep_us us, want 900000 - 3 x 1 ms to $(measured wl.txt sleeps_us) (the workload's clock)"
+		fail "sleeper: $sleep_us us, want 900000 - 3 x 1 ms to $(measured wl.txt sleeps_us) (the workload's clock); workload: $(tr '\n' ' ' <wl.txt); summary: $(tail -1 err.txt); nanosleep stacks: $(grep -c nanosleep out.folded)"
 	read_us=$(samples out.folded ';pipe_reader;raw_read;[^ ]*pipe_read_\[k\]')
 	between "$read_us" 399000 "$(measured wl.txt read_us)" ||
 		fail "pipe_reader: $read_us us, want 400000 - 1 ms to $(measured wl.txt read_us)"
@@ -124,7 +124,7 @@ test_user_stacks_through_libc_without_frame_pointers() {
 	timeout 60 "$SS" offcpu -o out.folded -- "$WL/unwind/libc_sleep" >wl.txt 2>err.txt || fail "offcpu exited $?"
 	us=$(samples out.folded '^libc_sleep;_start;__libc_start_main[^;]*;__libc_start_call_main;main;nap_in_libc;usleep;([^;]*;)*[^ ]*do_nanosleep_\[k\]')
 	between "$us" 897000 "$(measured wl.txt sleeps_us)" ||
-		fail "nap_in_libc via usleep: $us us, want 900000 - 3 x 1 ms to $(measured wl.txt sleeps_us): $(sort -t' ' -k2 -n out.folded | tail -2 | cut -c1-300)"
+		fail "nap_in_libc via usleep: $us us, want 900000 - 3 x 1 ms to $(measured wl.txt sleeps_us): $(sort -t' ' -k2 -n out.folded | tail -2 | cut -c1-300); workload: $(tr '\n' ' ' <wl.txt); summary: $(grep -v '^libbpf' err.txt | tail -3 | tr '\n' ' ')"
 	timeout 60 "$SS" offcpu --unwind fp -o fp.folded -- "$WL/unwind/libc_sleep" >wl.txt 2>/dev/null || fail "offcpu --unwind fp exited $?"
 	# whatever the user stacks, the kernel ones hold every sleep
 	between "$(samples fp.folded 'do_nanosleep')" 897000 "$(measured wl.txt sleeps_us)" ||
@@ -138,7 +138,7 @@ test_user_stacks_unwound_in_the_kernel() {
 		fail "offcpu exited $?: $(cat err.txt)"
 	us=$(samples out.folded '^libc_sleep;_start;__libc_start_main[^;]*;__libc_start_call_main;main;nap_in_libc;usleep;([^;]*;)*[^ ]*do_nanosleep_\[k\]')
 	between "$us" 897000 "$(measured wl.txt sleeps_us)" ||
-		fail "nap_in_libc via usleep: $us us, want 900000 - 3 x 1 ms to $(measured wl.txt sleeps_us): $(sort -t' ' -k2 -n out.folded | tail -2 | cut -c1-300)"
+		fail "nap_in_libc via usleep: $us us, want 900000 - 3 x 1 ms to $(measured wl.txt sleeps_us): $(sort -t' ' -k2 -n out.folded | tail -2 | cut -c1-300); workload: $(tr '\n' ' ' <wl.txt); summary: $(grep -v '^libbpf' err.txt | tail -3 | tr '\n' ' ')"
 	# the waits of two threads started by libc's start_thread (no frame
 	# pointers), taken by -p until the process was loaded (-v says so)
 	# and ran 50 ms of CPU more: chains from clone3 down, walked in the

@@ -297,6 +297,21 @@ static void decode_stack(struct rt *rt, const uint8_t *p, struct lang_val *v)
 /* `call`: a struct lang_rec_call made into the syscalls capture's record
  * (header + chunks, the lengths recomputed from the arguments and ret as
  * the generated code bounded them) and printed by the decoders. */
+/* Appends a chunk of argument arg to the record (room for it was made). */
+static void add_chunk(struct sc_record *r, int arg, uint8_t cap, uint8_t flags,
+		      const void *data, uint64_t n)
+{
+	struct sc_chunk *ch = (struct sc_chunk *)((uint8_t *)r + sizeof(*r) + r->data_len);
+
+	ch->arg = (uint8_t)arg;
+	ch->cap = cap;
+	ch->flags = flags;
+	ch->idx = 0;
+	ch->len = (uint16_t)n;
+	memcpy(ch + 1, data, n);
+	r->data_len += (uint32_t)SC_CHUNK_SIZE(n);
+}
+
 static const char *render_call(struct rt *rt, const uint8_t *p)
 {
 	const struct sc_info *si;
@@ -334,7 +349,6 @@ static const char *render_call(struct rt *rt, const uint8_t *p)
 		uint32_t cap = as->size && as->size < LANG_REC_CALL_CAP ? as->size :
 			       LANG_SYS_STRSIZE < LANG_REC_CALL_CAP ? LANG_SYS_STRSIZE : LANG_REC_CALL_CAP;
 		bool fixed = as->len_arg >= SC_ARGS;
-		struct sc_chunk *ch = (struct sc_chunk *)(buf + sizeof(*r) + r->data_len);
 		uint64_t want = 0, n = 0;
 		uint8_t flags = 0;
 		int64_t rc = c->rc[i];
@@ -400,23 +414,9 @@ buf:
 				break;
 			/* read once at return: the input chunk, then (ret > 0) the
 			 * output one, as the syscalls capture gives both */
-			ch->arg = (uint8_t)i;
-			ch->cap = SC_CAP_ARRAY_IN;
-			ch->flags = flags;
-			ch->idx = 0;
-			ch->len = (uint16_t)n;
-			memcpy(ch + 1, c->data[slot], n);
-			r->data_len += (uint32_t)SC_CHUNK_SIZE(n);
-			if (c->ret <= 0)
-				continue;
-			ch = (struct sc_chunk *)(buf + sizeof(*r) + r->data_len);
-			ch->arg = (uint8_t)i;
-			ch->cap = SC_CAP_ARRAY_OUT;
-			ch->flags = flags;
-			ch->idx = 0;
-			ch->len = (uint16_t)n;
-			memcpy(ch + 1, c->data[slot], n);
-			r->data_len += (uint32_t)SC_CHUNK_SIZE(n);
+			add_chunk(r, i, SC_CAP_ARRAY_IN, flags, c->data[slot], n);
+			if (c->ret > 0)
+				add_chunk(r, i, SC_CAP_ARRAY_OUT, flags, c->data[slot], n);
 			continue;
 		}
 		case SC_CAP_STRUCT_IN:
@@ -435,13 +435,7 @@ buf:
 		}
 		if (n > LANG_REC_CALL_CAP)
 			n = LANG_REC_CALL_CAP;
-		ch->arg = (uint8_t)i;
-		ch->cap = as->cap;
-		ch->flags = flags;
-		ch->idx = 0;
-		ch->len = (uint16_t)n;
-		memcpy(ch + 1, c->data[slot], n);
-		r->data_len += (uint32_t)SC_CHUNK_SIZE(n);
+		add_chunk(r, i, as->cap, flags, c->data[slot], n);
 	}
 	f = open_memstream(&line, &len);
 	if (!f) {

@@ -244,6 +244,32 @@ static void map_value_use(struct checker *c, struct lang_node *n, struct lang_ma
 		err(c, n->pos, "undefined map %s: it is never assigned", n->name);
 }
 
+/* count, sum, min, max, avg: one integer from per-CPU values */
+static bool is_percpu_scalar(enum lang_kind k)
+{
+	return k == LANG_K_COUNT || k == LANG_K_SUM || k == LANG_K_MIN || k == LANG_K_MAX ||
+	       k == LANG_K_AVG;
+}
+
+/* for ($kv : @m) over a map it cannot iterate (bpftrace's refusals):
+ * true after saying why. */
+static bool for_map_refused(struct checker *c, const struct lang_node *n, const struct lang_map *m)
+{
+	enum lang_kind k = m->value.kind;
+
+	if (k == LANG_K_HIST || k == LANG_K_LHIST || k == LANG_K_STATS) {
+		err(c, n->pos, "a for loop cannot iterate over %s: its values are %s() "
+		    "aggregations, which only print", n->name,
+		    k == LANG_K_HIST ? "hist" : k == LANG_K_LHIST ? "lhist" : "stats");
+		return true;
+	}
+	if (m->nkeys == 0) {
+		err(c, n->pos, "a for loop iterates over a map's keys: %s has none", n->name);
+		return true;
+	}
+	return false;
+}
+
 /* ---- builtins ------------------------------------------------------- */
 
 static bool probe_has(const struct lang_probe *p, unsigned flag)
@@ -898,8 +924,12 @@ static void check_stmt(struct checker *c, struct lang_node *n)
 			struct lang_map *m = map_get(c, n->b->name, n->b->pos);
 
 			map_value_use(c, n->b, m);
-			if (m && m->nkeys >= 0) {
-				/* $kv.0 the key (a tuple of keys if several), $kv.1 the value */
+			if (m && for_map_refused(c, n->b, m)) {
+				t = simple(LANG_K_NONE);
+			} else if (m && m->nkeys >= 0) {
+				/* $kv.0 the key (a tuple of keys if several), $kv.1 the value:
+				 * count, sum, min, max and avg as the integer they print as
+				 * (codegen combines the CPUs' values) */
 				struct lang_type *e = lang_alloc(&c->prog->arena, 2 * sizeof(*e));
 
 				t = simple(LANG_K_TUPLE);
@@ -912,6 +942,8 @@ static void check_stmt(struct checker *c, struct lang_node *n)
 						e[0] = (struct lang_type){ LANG_K_TUPLE, (size_t)m->nkeys,
 									   m->keys };
 					e[1] = m->value;
+					if (is_percpu_scalar(m->value.kind))
+						e[1] = simple(LANG_K_INT);
 				}
 			} else {
 				t = simple(LANG_K_NONE);

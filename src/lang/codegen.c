@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/btf.h>
 #include "lang/codegen.h"
 #include "lang/lexer.h"
 #include "lang/rec.h"
@@ -60,6 +61,14 @@ struct gen {
 	int brk[MAX_LOOPS], cont[MAX_LOOPS];
 	int nloops;
 	size_t tmpbase_at;	/* the instruction adding var_size */
+	/* for ($kv : @map) bodies: callback functions, each generated into a
+	 * buffer of its own and appended after the program (a BPF function
+	 * is a contiguous range); refs are their address loads to patch */
+	struct insn_buf **cbs;
+	size_t ncbs;
+	int cur;		/* the buffer being written: -1 the program, else cbs[] */
+	struct cb_ref { int from; uint32_t at; int cb; } *refs;
+	size_t nrefs;
 	bool dead;		/* after exit(), return, break, continue: no code (the
 				 * verifier refuses unreachable instructions) */
 	bool failed;
@@ -571,8 +580,10 @@ void lang_cg_free(struct lang_cg *cg)
 {
 	if (!cg)
 		return;
-	for (size_t i = 0; i < cg->nprogs; i++)
+	for (size_t i = 0; i < cg->nprogs; i++) {
 		insn_free(&cg->progs[i].code);
+		free(cg->progs[i].funcs);
+	}
 	for (size_t i = 0; i < cg->nsites; i++)
 		free(cg->sites[i].args);
 	free(cg->progs);
@@ -2968,6 +2979,331 @@ static void gen_cond_false(struct gen *g, const struct lang_node *e, int label)
 	insn_jmp_imm(g->b, BPF_JEQ, r, 0, label);
 }
 
+/* ---- for ($kv : @map) ------------------------------------------------- */
+
+/* Whether $name appears in n. */
+static bool uses_var(const struct lang_node *n, const char *name)
+{
+	if (!n)
+		return false;
+	if (n->kind == LANG_N_VAR && !strcmp(n->name, name))
+		return true;
+	if (uses_var(n->a, name) || uses_var(n->b, name) || uses_var(n->c, name))
+		return true;
+	for (size_t i = 0; i < n->n; i++)
+		if (uses_var(n->list[i], name))
+			return true;
+	return false;
+}
+
+/* *(u64 *)(fp + off) or the scratch variable's 8 bytes: reg = ... / = imm */
+static void var_load(struct gen *g, const struct cg_var *v, int reg)
+{
+	if (v->on_stack) {
+		E(I_LDX(BPF_DW, reg, BPF_REG_10, (int16_t)v->off));
+		return;
+	}
+	var_addr(g, v, reg);
+	E(I_LDX(BPF_DW, reg, reg, 0));
+}
+
+/* $kv.1 of a count/sum/min/max/avg map: its CPUs' values combined into
+ * one integer as the map prints it (bpf_map_lookup_percpu_elem, CPU by
+ * CPU), at $kv + off; the key is at $kv's start. */
+static void emit_percpu_value(struct gen *g, int mi, enum lang_kind k, const struct cg_var *kv,
+			      uint32_t off)
+{
+	int top = insn_label(g->b), next = insn_label(g->b), take = insn_label(g->b);
+	uint32_t ncpus = g->cg->o.ncpus_possible ? g->cg->o.ncpus_possible : g->cg->o.ncpus;
+
+	if (!ncpus)
+		ncpus = 1;
+	/* r6 the CPU, r8 the value (sum, min or max), r9 the count (avg) or
+	 * whether r8 holds one (min, max) */
+	E(I_MOV64_IMM(BPF_REG_6, 0));
+	E(I_MOV64_IMM(BPF_REG_8, 0));
+	E(I_MOV64_IMM(BPF_REG_9, 0));
+	insn_bind(g->b, top);
+	ld_map(g, BPF_REG_1, mi);
+	var_addr(g, kv, BPF_REG_2);
+	E(I_MOV64_REG(BPF_REG_3, BPF_REG_6));
+	E(I_CALL(BPF_FUNC_map_lookup_percpu_elem));
+	insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_0, 0, next);
+	switch (k) {
+	case LANG_K_AVG:
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_9, BPF_REG_1));
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 8));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_8, BPF_REG_1));
+		break;
+	case LANG_K_MIN:
+	case LANG_K_MAX:
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 8));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_1, 0, next);
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_9, 0, take);
+		insn_jmp_reg(g->b, k == LANG_K_MIN ? BPF_JSGE : BPF_JSLE, BPF_REG_1, BPF_REG_8, next);
+		insn_bind(g->b, take);
+		E(I_MOV64_REG(BPF_REG_8, BPF_REG_1));
+		E(I_MOV64_IMM(BPF_REG_9, 1));
+		break;
+	default:
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_8, BPF_REG_1));
+	}
+	insn_bind(g->b, next);
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_6, 1));
+	insn_jmp_imm(g->b, BPF_JLT, BPF_REG_6, (int32_t)ncpus, top);
+	if (k == LANG_K_AVG) {
+		int zero = insn_label(g->b);
+
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_9, 0, zero);
+		E(I_SDIV_REG(BPF_DIV, BPF_REG_8, BPF_REG_9));
+		insn_bind(g->b, zero);
+	}
+	var_addr(g, kv, BPF_REG_1);
+	E(I_STX(BPF_DW, BPF_REG_1, BPF_REG_8, (int16_t)off));
+}
+
+/* The callback's body: a BPF function of its own (r1 the map, r2 the
+ * key, r3 the value, r4 the caller's frame at its ctx slot), its frame
+ * laid out as the program's: ctx, the scratch pointers and the caller's
+ * integer variables the body names copied in at the same offsets, and
+ * copied back on the way out.  Returns 0 (next element) or 1 (stop). */
+static void gen_for_body(struct gen *g, const struct lang_node *n, int mi,
+			 struct cg_var *const *shared, size_t nshared, const struct cg_var *ret,
+			 bool *ret_used)
+{
+	const struct lang_cg_map *m = &g->cg->maps[mi];
+	struct lang_node ctxname = *n->a;
+	struct lang_type it = { .kind = LANG_K_INT };
+	const struct lang_type *vt = &n->a->type;
+	struct cg_var *cbctx, *kv;
+	uint32_t ksize, vsize;
+	int brk, cont, out, epi;
+	bool brk_used;
+	enum lang_kind vk = m->m->value.kind;
+	bool percpu = vk == LANG_K_COUNT || vk == LANG_K_SUM || vk == LANG_K_MIN ||
+		      vk == LANG_K_MAX || vk == LANG_K_AVG;
+
+	brk = insn_label(g->b);
+	cont = insn_label(g->b);
+	out = insn_label(g->b);
+	epi = insn_label(g->b);
+	ctxname.name = " cbctx";
+	cbctx = var_new(g, &ctxname, &it, false);
+	if (!cbctx || !cbctx->on_stack) {
+		gerr(g, n->pos, "too many variables for the BPF stack");
+		return;
+	}
+	E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_4, (int16_t)cbctx->off));
+	E(I_MOV64_REG(BPF_REG_6, BPF_REG_2));
+	E(I_MOV64_REG(BPF_REG_7, BPF_REG_3));
+	for (int32_t off = FP_CTX; off >= FP_TMP; off -= 8) {
+		E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_4, (int16_t)(off - FP_CTX)));
+		E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, (int16_t)off));
+	}
+	for (size_t i = 0; i < nshared; i++) {
+		E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_4, (int16_t)(shared[i]->off - FP_CTX)));
+		E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, (int16_t)shared[i]->off));
+	}
+
+	/* $kv = (key, value) */
+	if (vt->kind != LANG_K_TUPLE || vt->nelems != 2) {
+		gerr(g, n->pos, "internal error: %s has no (key, value) type", n->a->name);
+		return;
+	}
+	ksize = lang_cg_size(g->cg, &vt->elems[0]);
+	vsize = lang_cg_size(g->cg, &vt->elems[1]);
+	kv = var_new(g, n->a, vt, false);
+	if (!kv)
+		return;
+	var_addr(g, kv, BPF_REG_1);
+	emit_copy(g, BPF_REG_1, 0, BPF_REG_6, 0, ksize < m->key_size ? ksize : m->key_size);
+	if (percpu) {
+		emit_percpu_value(g, mi, vk, kv, ksize);
+	} else {
+		var_addr(g, kv, BPF_REG_1);
+		emit_copy(g, BPF_REG_1, (int32_t)ksize, BPF_REG_7, 0,
+			  vsize < m->value_size ? vsize : m->value_size);
+	}
+
+	g->out = out;
+	g->brk[g->nloops] = brk;
+	g->cont[g->nloops++] = cont;
+	gen_block(g, n->c);
+	g->nloops--;
+
+	/* the ways out: next element, stop, and return (stop, and the caller
+	 * returns too); only those some jump takes (no unreachable code) */
+	brk_used = insn_label_used(g->b, brk);
+	*ret_used = insn_label_used(g->b, out);
+	insn_bind(g->b, cont);
+	if (!g->dead || insn_label_used(g->b, cont)) {
+		E(I_MOV64_IMM(BPF_REG_0, 0));
+		if (brk_used || *ret_used)
+			insn_ja(g->b, epi);
+	}
+	insn_bind(g->b, brk);
+	if (brk_used) {
+		E(I_MOV64_IMM(BPF_REG_0, 1));
+		if (*ret_used)
+			insn_ja(g->b, epi);
+	}
+	insn_bind(g->b, out);
+	if (*ret_used) {
+		if (ret->on_stack) {
+			E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, (int16_t)cbctx->off));
+			E(I_ST(BPF_DW, BPF_REG_1, (int16_t)(ret->off - FP_CTX), 1));
+		} else {
+			var_addr(g, ret, BPF_REG_1);
+			E(I_ST(BPF_DW, BPF_REG_1, 0, 1));
+		}
+		E(I_MOV64_IMM(BPF_REG_0, 1));
+	}
+	insn_bind(g->b, epi);
+	if (nshared)
+		E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, (int16_t)cbctx->off));
+	for (size_t i = 0; i < nshared; i++) {
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, (int16_t)shared[i]->off));
+		E(I_STX(BPF_DW, BPF_REG_2, BPF_REG_1, (int16_t)(shared[i]->off - FP_CTX)));
+	}
+	E(I_EXIT());
+}
+
+/* for ($kv : @map) { body }: bpf_for_each_map_elem() with the body as its
+ * callback.  The body sees this CPU's element of a per-CPU map, and the
+ * value of a count/sum/min/max/avg combined over every CPU. */
+static void gen_for_map(struct gen *g, const struct lang_node *n)
+{
+	int mi = map_index(g, n->b->name), cb, saved_cur = g->cur;
+	struct insn_buf *saved_b = g->b, **ncbs, *buf;
+	struct cg_var *shared[NSTACK_VARS], *ret;
+	struct lang_node retname = *n->a;
+	struct lang_type it = { .kind = LANG_K_INT };
+	size_t nshared = 0;
+	int saved_out = g->out, saved_nloops = g->nloops, saved_depth = g->depth;
+	bool ret_used = false;
+	struct cb_ref *nrefs;
+
+	if (mi < 0) {
+		gerr(g, n->b->pos, "%s: no such map", n->b->name);
+		return;
+	}
+	if (g->cg->maps[mi].uagg) {
+		gerr(g, n->b->pos, "%s is keyed by a ustack unwound in user space and aggregated there: "
+		     "a probe cannot iterate over it; key it by ustack(fp) to iterate", n->b->name);
+		return;
+	}
+	if (g->nloops >= MAX_LOOPS || g->ncbs >= 64) {
+		gerr(g, n->pos, "loops nested too deep");
+		return;
+	}
+	/* the caller's integer variables on its stack the body names */
+	for (struct cg_var *v = g->vars; v; v = v->next)
+		if (v->on_stack && v->name[0] == '$' && var_find(g, v->name) == v &&
+		    uses_var(n->c, v->name) && nshared < NSTACK_VARS)
+			shared[nshared++] = v;
+	scope_enter(g);
+	retname.name = " return";
+	ret = var_new(g, &retname, &it, false);
+	if (!ret) {
+		scope_leave(g);
+		return;
+	}
+
+	buf = calloc(1, sizeof(*buf));
+	ncbs = realloc(g->cbs, (g->ncbs + 1) * sizeof(*ncbs));
+	if (!buf || !ncbs) {
+		free(buf);
+		if (ncbs)
+			g->cbs = ncbs;
+		gerr(g, n->pos, "out of memory");
+		scope_leave(g);
+		return;
+	}
+	g->cbs = ncbs;
+	cb = (int)g->ncbs++;
+	g->cbs[cb] = buf;
+	buf->cur_pos = g->b->cur_pos;
+
+	g->b = buf;
+	g->cur = cb;
+	g->depth = 0;
+	scope_enter(g);
+	gen_for_body(g, n, mi, shared, nshared, ret, &ret_used);
+	scope_leave(g);
+	if (insn_finish(buf)) {
+		gerr(g, n->pos, "cannot generate this loop's code: %s", buf->why);
+		buf->err = 0;
+	}
+	g->b = saved_b;
+	g->cur = saved_cur;
+	g->out = saved_out;
+	g->nloops = saved_nloops;
+	g->depth = saved_depth;
+	g->dead = false;
+
+	if (ret_used) {
+		if (ret->on_stack) {
+			E(I_ST(BPF_DW, BPF_REG_10, (int16_t)ret->off, 0));
+		} else {
+			var_addr(g, ret, BPF_REG_1);
+			E(I_ST(BPF_DW, BPF_REG_1, 0, 0));
+		}
+	}
+	ld_map(g, BPF_REG_1, mi);
+	nrefs = realloc(g->refs, (g->nrefs + 1) * sizeof(*nrefs));
+	if (!nrefs) {
+		gerr(g, n->pos, "out of memory");
+		scope_leave(g);
+		return;
+	}
+	g->refs = nrefs;
+	g->refs[g->nrefs++] = (struct cb_ref){ g->cur, (uint32_t)g->b->n, cb };
+	insn_ld_func(g->b, BPF_REG_2);
+	E(I_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, FP_CTX));
+	E(I_MOV64_IMM(BPF_REG_4, 0));
+	E(I_CALL(BPF_FUNC_for_each_map_elem));
+	if (ret_used) {
+		/* return or exit() in the body: this function returns too */
+		var_load(g, ret, BPF_REG_1);
+		insn_jmp_imm(g->b, BPF_JNE, BPF_REG_1, 0, g->out);
+	}
+	scope_leave(g);
+}
+
+/* The callbacks after the program, their address loads patched, and
+ * where each starts (the runtime's BTF function info). */
+static void append_callbacks(struct gen *g)
+{
+	uint32_t *start;
+
+	if (!g->ncbs)
+		return;
+	start = calloc(g->ncbs, sizeof(*start));
+	g->p->funcs = calloc(g->ncbs, sizeof(*g->p->funcs));
+	if (!start || !g->p->funcs) {
+		free(start);
+		gerr(g, g->probe->pos, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < g->ncbs; i++) {
+		start[i] = (uint32_t)g->b->n;
+		insn_append(g->b, g->cbs[i]);
+		g->p->funcs[i] = start[i];
+	}
+	g->p->nfuncs = g->ncbs;
+	for (size_t i = 0; i < g->nrefs && !g->b->err; i++) {
+		const struct cb_ref *r = &g->refs[i];
+		uint32_t at = (r->from < 0 ? 0 : start[r->from]) + r->at;
+
+		g->b->insn[at].imm = (int32_t)start[r->cb] - (int32_t)at - 1;
+	}
+	free(start);
+}
+
 static void gen_stmt(struct gen *g, const struct lang_node *n)
 {
 	uint32_t mark = g->tmp_cur;
@@ -3058,7 +3394,7 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 		struct lang_type it = { .kind = LANG_K_INT };
 
 		if (n->b->kind != LANG_N_RANGE) {
-			gerr(g, n->pos, "for over a map is not supported by the code generator yet");
+			gen_for_map(g, n);
 			break;
 		}
 		if (g->nloops >= MAX_LOOPS) {
@@ -3141,7 +3477,7 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 int lang_cg_gen(struct lang_cg *cg, const struct lang_probe *p, const struct lang_cg_point *pt)
 {
 	struct lang_cg_prog *np;
-	struct gen gs = { .cg = cg, .pt = pt, .probe = p }, *g = &gs;
+	struct gen gs = { .cg = cg, .pt = pt, .probe = p, .cur = -1 }, *g = &gs;
 	int sc, pidx;
 	bool is_end = pt->at && pt->at->provider == LANG_P_END;
 	size_t errs = cg->prog->nerrors;
@@ -3228,6 +3564,18 @@ int lang_cg_gen(struct lang_cg *cg, const struct lang_probe *p, const struct lan
 		lang_errorf(cg->prog, p->pos, "cannot generate this probe's code: %s", g->b->why);
 		g->failed = true;
 	}
+	if (!g->b->err)
+		append_callbacks(g);
+	for (size_t i = 0; i < g->ncbs; i++) {
+		insn_free(g->cbs[i]);
+		free(g->cbs[i]);
+	}
+	free(g->cbs);
+	free(g->refs);
+	if (g->b->err && !g->failed) {
+		lang_errorf(cg->prog, p->pos, "cannot generate this probe's code: %s", g->b->why);
+		g->failed = true;
+	}
 	np->point = NULL;
 	if (g->failed || cg->prog->nerrors > errs)
 		return -1;
@@ -3246,6 +3594,44 @@ void lang_cg_patch_fds(struct lang_cg *cg, struct lang_cg_prog *p)
 			i++;
 		}
 	}
+}
+
+/* The BTF the kernel wants with a program that has BPF functions: its
+ * types 1 int, 2 void *, 3 int (void *ctx), 4 FUNC the program, 5 int
+ * (void *map, void *key, void *value, void *ctx), 6 FUNC a callback
+ * (static: the kernel takes no other as a callback). */
+void *lang_cg_btf(uint32_t *size)
+{
+	static const char strs[] = "\0int\0ctx\0prog\0map\0key\0value\0for_each_cb";
+	enum { S_INT = 1, S_CTX = 5, S_PROG = 9, S_MAP = 14, S_KEY = 18, S_VALUE = 22, S_CB = 28 };
+	const uint32_t types[] = {
+		/* [1] int: name, INT << 24, size 4; signed, 32 bits */
+		S_INT, BTF_KIND_INT << 24, 4, BTF_INT_SIGNED << 24 | 32,
+		/* [2] void * */
+		0, BTF_KIND_PTR << 24, 0,
+		/* [3] int (void *ctx) */
+		0, BTF_KIND_FUNC_PROTO << 24 | 1, 1, S_CTX, 2,
+		/* [4] the program (global) */
+		S_PROG, BTF_KIND_FUNC << 24 | BTF_FUNC_GLOBAL, 3,
+		/* [5] int (void *map, void *key, void *value, void *ctx) */
+		0, BTF_KIND_FUNC_PROTO << 24 | 4, 1, S_MAP, 2, S_KEY, 2, S_VALUE, 2, S_CTX, 2,
+		/* [6] a callback (static) */
+		S_CB, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, 5,
+	};
+	struct btf_header h = {
+		.magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h),
+		.type_off = 0, .type_len = sizeof(types),
+		.str_off = sizeof(types), .str_len = sizeof(strs),
+	};
+	char *blob = malloc(sizeof(h) + sizeof(types) + sizeof(strs));
+
+	if (!blob)
+		return NULL;
+	memcpy(blob, &h, sizeof(h));
+	memcpy(blob + sizeof(h), types, sizeof(types));
+	memcpy(blob + sizeof(h) + sizeof(types), strs, sizeof(strs));
+	*size = (uint32_t)(sizeof(h) + sizeof(types) + sizeof(strs));
+	return blob;
 }
 
 struct lang_pos lang_cg_insn_pos(const struct lang_cg_prog *p, size_t i)
@@ -3283,6 +3669,11 @@ void lang_cg_dump(FILE *f, const struct lang_cg *cg)
 
 		fprintf(f, "program %s (%s, scratch map[%d] %u bytes):\n", p->name,
 			prog_type_name(p->type), p->scratch, cg->maps[p->scratch].value_size);
-		insn_dump(f, p->code.insn, p->code.n);
+		insn_dump_range(f, p->code.insn, p->code.n, 0, p->nfuncs ? p->funcs[0] : p->code.n);
+		for (size_t k = 0; k < p->nfuncs; k++) {
+			fprintf(f, "function %s_%zu (callback):\n", p->name, k + 1);
+			insn_dump_range(f, p->code.insn, p->code.n, p->funcs[k],
+					k + 1 < p->nfuncs ? p->funcs[k + 1] : p->code.n);
+		}
 	}
 }

@@ -40,6 +40,7 @@ struct lang_cg_opts {
 	unsigned max_map_keys;		/* 0: 4096 (config max_map_keys wins) */
 	uint32_t ringbuf_size;		/* 0: LANG_CG_RINGBUF_SIZE; a power of two */
 	uint32_t ncpus;			/* the ncpus builtin */
+	uint32_t ncpus_possible;	/* CPU ids a per-CPU map has values for; 0: ncpus */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at start: elapsed */
 	uint64_t cpid;			/* the cpid builtin */
 	int nparams;			/* $1..$N, $# */
@@ -147,6 +148,10 @@ struct lang_cg_prog {
 	int snap;			/* its snapshot buffer (a record being built with the
 					 * user stack copy), index in maps; -1 none */
 	int attach_count;		/* set by the runtime */
+	/* BPF functions after the program (for ($kv : @map) bodies, called
+	 * by bpf_for_each_map_elem): where each starts in code */
+	uint32_t *funcs;
+	size_t nfuncs;
 };
 
 struct lang_cg {
@@ -176,6 +181,12 @@ void lang_cg_patch_fds(struct lang_cg *cg, struct lang_cg_prog *p);
 uint32_t lang_cg_size(const struct lang_cg *cg, const struct lang_type *t);
 /* The user @map named name, or NULL. */
 const struct lang_cg_map *lang_cg_map_find(const struct lang_cg *cg, const char *name);
+/* A program with funcs is loaded with BTF function info: this blob
+ * (malloc'ed, *size bytes) has the program's FUNC at type
+ * LANG_CG_BTF_PROG and the callbacks' at LANG_CG_BTF_CB. */
+#define LANG_CG_BTF_PROG 4
+#define LANG_CG_BTF_CB 6
+void *lang_cg_btf(uint32_t *size);
 /* "LINE:COL" of the source construct that produced instruction i. */
 struct lang_pos lang_cg_insn_pos(const struct lang_cg_prog *p, size_t i);
 /* The programs as text: "PROGRAM name (type)" then insn_dump(). */

@@ -141,6 +141,33 @@ void insn_ld_map(struct insn_buf *b, int reg, int fd)
 	insn_emit(b, (struct bpf_insn){ 0, 0, 0, 0, 0 });
 }
 
+bool insn_label_used(const struct insn_buf *b, int label)
+{
+	for (size_t i = 0; i < b->nfix; i++)
+		if (b->fix[i].label == label)
+			return true;
+	return false;
+}
+
+void insn_ld_func(struct insn_buf *b, int reg)
+{
+	insn_emit(b, (struct bpf_insn){ BPF_LD | BPF_DW | BPF_IMM, reg, BPF_PSEUDO_FUNC, 0, 0 });
+	insn_emit(b, (struct bpf_insn){ 0, 0, 0, 0, 0 });
+}
+
+void insn_append(struct insn_buf *b, const struct insn_buf *src)
+{
+	uint32_t pos = b->cur_pos;
+
+	if (!b->err && src->err)
+		fail(b, src->err, src->why);
+	for (size_t i = 0; i < src->n && !b->err; i++) {
+		b->cur_pos = src->pos[i];
+		insn_emit(b, src->insn[i]);
+	}
+	b->cur_pos = pos;
+}
+
 int insn_finish(struct insn_buf *b)
 {
 	for (size_t i = 0; i < b->nfix && !b->err; i++) {
@@ -258,6 +285,8 @@ int insn_str(const struct bpf_insn *i, size_t left, char *out, size_t size)
 
 			if (i->src_reg == BPF_PSEUDO_MAP_FD)
 				snprintf(out, size, "r%d = map[%d]", i->dst_reg, i->imm);
+			else if (i->src_reg == BPF_PSEUDO_FUNC)
+				snprintf(out, size, "r%d = func %+d", i->dst_reg, i->imm);
 			else
 				snprintf(out, size, "r%d = %#" PRIx64 " ll", i->dst_reg, v);
 			return 2;
@@ -296,9 +325,16 @@ int insn_str(const struct bpf_insn *i, size_t left, char *out, size_t size)
 
 void insn_dump(FILE *f, const struct bpf_insn *insn, size_t n)
 {
+	insn_dump_range(f, insn, n, 0, n);
+}
+
+void insn_dump_range(FILE *f, const struct bpf_insn *insn, size_t n, size_t from, size_t to)
+{
 	char line[128];
 
-	for (size_t i = 0; i < n;) {
+	if (to > n)
+		to = n;
+	for (size_t i = from; i < to;) {
 		int k = insn_str(&insn[i], n - i, line, sizeof(line));
 
 		fprintf(f, "%4zu: %s\n", i, line);

@@ -79,6 +79,14 @@ void insn_mov64(struct insn_buf *b, int reg, uint64_t v);
 void insn_ld_map(struct insn_buf *b, int reg, int fd);
 /* Resolves every jump; 0 or the first error. */
 int insn_finish(struct insn_buf *b);
+/* Whether some jump emitted so far goes to label (before insn_finish()). */
+bool insn_label_used(const struct insn_buf *b, int label);
+/* reg = the address of a BPF function (BPF_PSEUDO_FUNC); its imm, the
+ * distance to the function, is for the caller to set. */
+void insn_ld_func(struct insn_buf *b, int reg);
+/* Appends src's instructions (finished: jumps resolved) and their
+ * source positions. */
+void insn_append(struct insn_buf *b, const struct insn_buf *src);
 
 /* One instruction as text ("r1 += 8", "if r0 == 0x0 goto +3", "call 1");
  * an LD_IMM64 reads both halves from i[0], i[1].  Returns how many slots
@@ -86,6 +94,8 @@ int insn_finish(struct insn_buf *b);
 int insn_str(const struct bpf_insn *i, size_t left, char *out, size_t size);
 /* Every instruction, "%4u: text\n". */
 void insn_dump(FILE *f, const struct bpf_insn *insn, size_t n);
+/* Instructions from .. to - 1 of insn[0 .. n - 1], numbered from 0. */
+void insn_dump_range(FILE *f, const struct bpf_insn *insn, size_t n, size_t from, size_t to);
 
 /* The helper's name ("map_lookup_elem") or NULL. */
 const char *insn_helper_name(int id);

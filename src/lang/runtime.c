@@ -1408,8 +1408,30 @@ static void say_verifier(struct rt *rt, const struct lang_cg_prog *p, const stru
 			tail[strlen(tail) - 1] == '\n' ? "" : "\n");
 }
 
+/* The BTF of programs with functions (for ($kv : @map) bodies), loaded
+ * once: its fd, or -errno with the reason said. */
+static int load_func_btf(void)
+{
+	uint32_t size;
+	void *blob = lang_cg_btf(&size);
+	int fd;
+
+	if (!blob)
+		return -ENOMEM;
+	fd = bpf_btf_load(blob, size, NULL);
+	if (fd < 0) {
+		fd = -errno;
+		msg("for ($kv : @map): the kernel refused the BTF of its callback functions: %s",
+		    strerror(-fd));
+	}
+	free(blob);
+	return fd;
+}
+
 static int load_progs(struct rt *rt)
 {
+	int btf_fd = -1, err = 0;
+
 	rt->prog_fds = malloc((rt->cg->nprogs + 1) * sizeof(int));
 	if (!rt->prog_fds)
 		return -ENOMEM;
@@ -1419,7 +1441,28 @@ static int load_progs(struct rt *rt)
 		struct lang_cg_prog *p = &rt->cg->progs[i];
 		const struct rt_point *pt = NULL;
 		LIBBPF_OPTS(bpf_prog_load_opts, lo);
+		struct bpf_func_info *fi = NULL;
 		int fd;
+
+		if (p->nfuncs) {
+			/* callbacks must be BTF functions (static ones) */
+			if (btf_fd < 0 && (btf_fd = load_func_btf()) < 0) {
+				err = btf_fd;
+				break;
+			}
+			fi = calloc(p->nfuncs + 1, sizeof(*fi));
+			if (!fi) {
+				err = -ENOMEM;
+				break;
+			}
+			fi[0] = (struct bpf_func_info){ 0, LANG_CG_BTF_PROG };
+			for (size_t k = 0; k < p->nfuncs; k++)
+				fi[k + 1] = (struct bpf_func_info){ p->funcs[k], LANG_CG_BTF_CB };
+			lo.prog_btf_fd = btf_fd;
+			lo.func_info = fi;
+			lo.func_info_rec_size = sizeof(*fi);
+			lo.func_info_cnt = (uint32_t)p->nfuncs + 1;
+		}
 
 		for (size_t k = 0; k < rt->npts; k++)
 			if (rt->pts[k].prog == (int)i) {
@@ -1433,9 +1476,10 @@ static int load_progs(struct rt *rt)
 		lang_cg_patch_fds(rt->cg, p);
 		fd = bpf_prog_load(p->type, p->name, "GPL", p->code.insn, p->code.n, &lo);
 		if (fd < 0) {
-			int err = -errno;
-			char *log = malloc(VERIFIER_LOG_SIZE);
+			char *log;
 
+			err = -errno;
+			log = malloc(VERIFIER_LOG_SIZE);
 			if (log) {
 				log[0] = 0;
 				lo.log_buf = log;
@@ -1452,12 +1496,15 @@ static int load_progs(struct rt *rt)
 			} else {
 				msg("%s: cannot load: %s", p->name, strerror(-err));
 			}
-			if (fd < 0)
-				return err;
 		}
+		free(fi);
+		if (fd < 0)
+			break;
 		rt->prog_fds[i] = fd;
 	}
-	return 0;
+	if (btf_fd >= 0)
+		close(btf_fd);
+	return err;
 }
 
 static int test_run(struct rt *rt, int fd)
@@ -1684,6 +1731,7 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	co.start_ns = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
 	co.ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	co.ncpus_possible = (uint32_t)rt.ncpus;
 	co.cpid = (uint64_t)session_child(rt.s);
 	rt.cg = lang_cg_new(prog, &co);
 	if (!rt.cg || generate(&rt)) {

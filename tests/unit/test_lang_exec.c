@@ -1,6 +1,7 @@
 /* The generated code, executed without a kernel: a small BPF interpreter
  * runs BEGIN programs with fake helpers (maps kept here, records sent
- * collected) and the printf records are checked.  This pins the
+ * collected; for_each_map_elem calls the program's callback functions,
+ * each in a frame of its own) and the printf records are checked.  This pins the
  * language's semantics (C integer arithmetic, division by zero, shifts,
  * short-circuits, loops, strings, maps) on every machine, root or not. */
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #define VM_STEPS 1000000
 #define VM_ENTRIES 64
 #define VM_RECS 64
+#define VM_FRAMES 8		/* the kernel's call depth */
 
 struct vm_map {
 	uint32_t n;
@@ -23,7 +25,7 @@ struct vm_map {
 struct vm {
 	const struct lang_cg *cg;
 	uint64_t ctx[8];
-	uint8_t stack[512];
+	uint8_t stack[512 * VM_FRAMES];	/* the frames, the program's at the top */
 	uint8_t scratch[32768];
 	uint64_t state, counter[64];
 	struct vm_map maps[32];
@@ -31,7 +33,11 @@ struct vm {
 	size_t nrecs, reclen[VM_RECS];
 	uint8_t zero_val[16384];
 	const char *fault;
+	const struct lang_cg_prog *prog;	/* running */
+	int frame;				/* its depth: 0 the program */
 };
+
+static uint64_t vm_exec(struct vm *vm, size_t pc, const uint64_t args[5]);
 
 static bool inside(const void *p, size_t size, const void *buf, size_t bsize)
 {
@@ -55,6 +61,10 @@ static bool valid(struct vm *vm, uint64_t addr, size_t size)
 
 		if (m && vm->maps[i].vals &&
 		    inside(p, size, vm->maps[i].vals, (size_t)VM_ENTRIES * m->value_size))
+			return true;
+		/* a key for_each_map_elem hands its callback */
+		if (m && vm->maps[i].keys &&
+		    inside(p, size, vm->maps[i].keys, (size_t)VM_ENTRIES * m->key_size))
 			return true;
 	}
 	return false;
@@ -142,6 +152,33 @@ static uint64_t helper(struct vm *vm, int id, uint64_t *r)
 		memcpy(vm->recs[vm->nrecs], (void *)(uintptr_t)r[2], r[3]);
 		vm->reclen[vm->nrecs++] = r[3];
 		return 0;
+	case BPF_FUNC_map_lookup_percpu_elem:
+		/* one CPU here: CPU 0 has the element, the others none */
+		if (!m || m->role != LANG_CGM_USER || !valid(vm, r[2], m->key_size))
+			break;
+		return r[3] ? 0 : (uintptr_t)vm_find(vm, mi, (const uint8_t *)(uintptr_t)r[2]);
+	case BPF_FUNC_for_each_map_elem: {
+		struct vm_map *vmm;
+		uint64_t n = 0;
+
+		if (!m || m->role != LANG_CGM_USER || r[2] >= vm->prog->code.n || r[4])
+			break;
+		vmm = &vm->maps[mi];
+		/* in the order stored; an element deleted is replaced by the
+		 * last, which is then visited (or not) as a kernel walk may */
+		for (uint32_t i = 0; i < vmm->n && !vm->fault; i++) {
+			uint64_t a[5] = { (uint64_t)mi, (uintptr_t)(vmm->keys + (size_t)i * m->key_size),
+					  (uintptr_t)(vmm->vals + (size_t)i * m->value_size), r[3], 0 };
+			uint64_t ret = vm_exec(vm, (size_t)r[2], a);
+
+			n++;
+			if (ret > 1 && !vm->fault)
+				vm->fault = "a callback returned neither 0 nor 1";
+			if (ret)
+				break;
+		}
+		return n;
+	}
 	case BPF_FUNC_get_current_pid_tgid: return 1234ULL << 32 | 5678;
 	case BPF_FUNC_get_current_uid_gid: return 7ULL << 32 | 9;
 	case BPF_FUNC_ktime_get_ns: return 1000000;
@@ -236,13 +273,19 @@ static uint64_t alu(int op, uint64_t a, uint64_t b, int off)
 	return 0;
 }
 
-static int vm_run(struct vm *vm, const struct lang_cg_prog *p)
+/* Runs the function at pc of vm->prog with r1..r5 = args, in the next
+ * frame; its r0. */
+static uint64_t vm_exec(struct vm *vm, size_t pc, const uint64_t args[5])
 {
+	const struct lang_cg_prog *p = vm->prog;
 	uint64_t r[11] = { 0 };
-	size_t pc = 0;
 
-	r[1] = (uintptr_t)vm->ctx;
-	r[10] = (uintptr_t)(vm->stack + sizeof(vm->stack));
+	if (vm->frame >= VM_FRAMES) {
+		vm->fault = "calls nested too deep";
+		return 0;
+	}
+	memcpy(&r[1], args, 5 * sizeof(*args));
+	r[10] = (uintptr_t)(vm->stack + sizeof(vm->stack) - 512 * (size_t)vm->frame++);
 	for (long steps = 0; steps < VM_STEPS && !vm->fault; steps++) {
 		const struct bpf_insn *i;
 		int cls, op;
@@ -264,7 +307,10 @@ static int vm_run(struct vm *vm, const struct lang_cg_prog *p)
 			r[i->dst_reg] = (uint32_t)alu(op, (uint32_t)r[i->dst_reg], (uint32_t)src, 0);
 			break;
 		case BPF_LD:
-			r[i->dst_reg] = (uint32_t)i[0].imm | (uint64_t)(uint32_t)i[1].imm << 32;
+			if (i->src_reg == BPF_PSEUDO_FUNC)	/* a function: its index */
+				r[i->dst_reg] = pc + 1 + (uint64_t)(int64_t)i->imm;
+			else
+				r[i->dst_reg] = (uint32_t)i[0].imm | (uint64_t)(uint32_t)i[1].imm << 32;
 			pc++;
 			break;
 		case BPF_LDX:
@@ -290,8 +336,10 @@ static int vm_run(struct vm *vm, const struct lang_cg_prog *p)
 			break;
 		}
 		case BPF_JMP:
-			if (op == BPF_EXIT)
-				return (int)r[0];
+			if (op == BPF_EXIT) {
+				vm->frame--;
+				return r[0];
+			}
 			if (op == BPF_CALL) {
 				r[0] = helper(vm, i->imm, r);
 				r[1] = r[2] = r[3] = r[4] = r[5] = 0xdeadbeef;	/* clobbered */
@@ -307,7 +355,17 @@ static int vm_run(struct vm *vm, const struct lang_cg_prog *p)
 	}
 	if (!vm->fault)
 		vm->fault = "too many steps";
-	return -1;
+	vm->frame--;
+	return (uint64_t)-1;
+}
+
+static int vm_run(struct vm *vm, const struct lang_cg_prog *p)
+{
+	uint64_t args[5] = { (uintptr_t)vm->ctx };
+
+	vm->prog = p;
+	vm->frame = 0;
+	return (int)vm_exec(vm, 0, args);
 }
 
 /* Runs every BEGIN of src; the printf records as "a,b|c,d" (ints %lld,
@@ -513,6 +571,28 @@ static const struct lt_case cases[] = {
 	{ "BEGIN { @n = min(5); @n = min(-3); @n = min(9); @x = max(5); @x = max(-3); @x = max(9); "
 	  "printf(\"%d %d\\n\", @n, @x); }", "-3,9" },
 	{ "BEGIN { @s[comm] = \"v\"; printf(\"%s\\n\", @s[\"unit\"]); }", "v" },
+	/* for ($kv : @map): the body a callback function (the interpreter's
+	 * maps keep their insertion order) */
+	{ "BEGIN { @m[1] = 10; @m[2] = 20; $s = 0; for ($kv : @m) { $s += $kv.1; } printf(\"%d\\n\", $s); }",
+	  "30" },
+	{ "BEGIN { @m[1] = \"a\"; @m[2] = \"b\"; for ($kv : @m) { printf(\"%d %s\\n\", $kv.0, $kv.1); } }",
+	  "1,a|2,b" },
+	{ "BEGIN { @m[1, \"x\"] = count(); @m[1, \"x\"] = count(); for ($kv : @m) { "
+	  "printf(\"%d %s %d\\n\", $kv.0.0, $kv.0.1, $kv.1); } }", "1,x,2" },
+	{ "BEGIN { @m[1] = avg(4); @m[1] = avg(8); @n[1] = min(3); @n[1] = min(-2); "
+	  "for ($kv : @m) { for ($x : @n) { printf(\"%d %d\\n\", $kv.1, $x.1); } } }", "6,-2" },
+	{ "BEGIN { @m[1] = 1; @m[2] = 2; @m[3] = 3; $n = 0; for ($kv : @m) { $n++; if ($kv.0 == 2) { break; } } "
+	  "printf(\"%d\\n\", $n); }", "2" },
+	{ "BEGIN { @m[1] = 1; @m[2] = 2; @m[3] = 3; $s = 0; for ($kv : @m) { if ($kv.0 == 2) { continue; } "
+	  "$s += $kv.1; } printf(\"%d\\n\", $s); }", "4" },
+	{ "BEGIN { @m[1] = 1; @m[2] = 2; for ($kv : @m) { printf(\"in %d\\n\", $kv.0); return; } "
+	  "printf(\"not reached\\n\"); }", "1" },
+	{ "BEGIN { @m[1] = 1; @m[2] = 2; for ($kv : @m) { exit(4); } printf(\"not reached\\n\"); }",
+	  "exit(4)" },
+	{ "BEGIN { @m[1] = 1; @m[2] = 2; $t = \"t\"; $a = 5; for ($kv : @m) { @o[$kv.0] = $kv.1 * $a; $a++; } "
+	  "printf(\"%s %d %d %d\\n\", $t, $a, @o[1], @o[2]); }", "t,7,5,12" },
+	{ "BEGIN { @a[1] = 1; @a[2] = 2; @b[10] = 10; @b[20] = 20; $n = 0; "
+	  "for ($x : @a) { for ($y : @b) { $n += $x.1 * $y.1; } } printf(\"%d\\n\", $n); }", "90" },
 	/* exit: the record, nothing after it */
 	{ "BEGIN { printf(\"a\\n\"); exit(3); printf(\"b\\n\"); }", "|exit(3)" },
 	{ "BEGIN { exit(); }", "exit(0)" },

@@ -33,6 +33,7 @@
 #define NSPILL 28
 #define NREGS 4			/* r6..r9 */
 #define MAX_LOOPS 64
+#define MAX_FOR_MAPS 64		/* callback functions of one program */
 
 struct cg_var {
 	const char *name;
@@ -3182,7 +3183,7 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 	struct lang_node retname = *n->a;
 	struct lang_type it = { .kind = LANG_K_INT };
 	size_t nshared = 0;
-	int saved_out = g->out, saved_nloops = g->nloops, saved_depth = g->depth;
+	int saved_out = g->out, saved_nloops = g->nloops, saved_depth = g->depth, nsv0, nsv1;
 	bool ret_used = false;
 	struct cb_ref *nrefs;
 
@@ -3195,8 +3196,13 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 		     "a probe cannot iterate over it; key it by ustack(fp) to iterate", n->b->name);
 		return;
 	}
-	if (g->nloops >= MAX_LOOPS || g->ncbs >= 64) {
+	if (g->nloops >= MAX_LOOPS) {
 		gerr(g, n->pos, "loops nested too deep");
+		return;
+	}
+	if (g->ncbs >= MAX_FOR_MAPS) {
+		gerr(g, n->pos, "more than %d for loops over maps in one probe (unroll() repeats them)",
+		     MAX_FOR_MAPS);
 		return;
 	}
 	/* the caller's integer variables on its stack the body names */
@@ -3206,7 +3212,9 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 			shared[nshared++] = v;
 	scope_enter(g);
 	retname.name = " return";
+	nsv0 = g->nstack_vars;
 	ret = var_new(g, &retname, &it, false);
+	nsv1 = g->nstack_vars;
 	if (!ret) {
 		scope_leave(g);
 		return;
@@ -3237,6 +3245,9 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 		gerr(g, n->pos, "cannot generate this loop's code: %s", buf->why);
 		buf->err = 0;
 	}
+	/* the callback's frame is gone: its slots are free again, and so is
+	 * the caller's flag when nothing sets it */
+	g->nstack_vars = ret_used ? nsv1 : nsv0;
 	g->b = saved_b;
 	g->cur = saved_cur;
 	g->out = saved_out;

@@ -323,3 +323,22 @@ TEST(lang_formap_btf)
 	CHECK_INT(nfunc, 2);
 	free(blob);
 }
+
+/* A callback's frame slots are free again after it: many loops in one
+ * probe do not run out of stack variables (31); past 64 loops, a
+ * message saying so. */
+TEST(lang_formap_many_loops)
+{
+	struct fm_gen r;
+
+	if (fm_gen("BEGIN { @m[1] = 1; $a = 1; unroll(40) { for ($kv : @m) { $a += $kv.1; } } "
+		   "printf(\"%d\\n\", $a); }", &r) || r.cg->nprogs != 1)
+		test_fail(__FILE__, __LINE__, "%s", lang_error(r.prog, 0) ? lang_error(r.prog, 0) : "?");
+	else
+		check_layout(&r.cg->progs[0], 40);
+	fm_free(&r);
+	CHECK(fm_gen("BEGIN { @m[1] = 1; unroll(65) { for ($kv : @m) { } } }", &r) < 0);
+	CHECK_STR(lang_error(r.prog, 0) ? lang_error(r.prog, 0) : "?",
+		  "t:1:33: more than 64 for loops over maps in one probe (unroll() repeats them)");
+	fm_free(&r);
+}

@@ -2997,7 +2997,7 @@ static bool uses_var(const struct lang_node *n, const char *name)
 	return false;
 }
 
-/* *(u64 *)(fp + off) or the scratch variable's 8 bytes: reg = ... / = imm */
+/* reg = an integer variable (on the stack or in scratch) */
 static void var_load(struct gen *g, const struct cg_var *v, int reg)
 {
 	if (v->on_stack) {

@@ -247,6 +247,15 @@ static void emit_copy(struct gen *g, int dst, int32_t doff, int src, int32_t sof
 	}
 }
 
+/* Zeroes the temporary at off, r1 pointing to it before and after (past
+ * 256 bytes the zeroing is a helper call, which takes r1-r5). */
+static void emit_zero_keep(struct gen *g, uint32_t off, uint32_t size)
+{
+	emit_zero(g, BPF_REG_1, 0, size);
+	if (size > 256)
+		tmp_ptr(g, BPF_REG_1, off);
+}
+
 /* A new temporary of size bytes, zeroed, pushed as a pointer. */
 static uint32_t push_tmp(struct gen *g, uint32_t size, struct lang_pos pos, bool zero)
 {
@@ -256,7 +265,7 @@ static uint32_t push_tmp(struct gen *g, uint32_t size, struct lang_pos pos, bool
 	tmp_ptr(g, BPF_REG_1, off);
 	vset(g, d, BPF_REG_1);
 	if (zero)
-		emit_zero(g, BPF_REG_1, 0, size);
+		emit_zero_keep(g, off, size);
 	return off;
 }
 
@@ -1621,7 +1630,15 @@ static void emit_deref(struct gen *g, const struct lang_deref *d, bool user, str
 
 		off = tmp_alloc(g, g->cg->strlen, pos);
 		tmp_ptr(g, BPF_REG_1, off);
-		emit_zero(g, BPF_REG_1, 0, g->cg->strlen);
+		emit_zero_keep(g, off, g->cg->strlen);
+		if (g->cg->strlen > 256) {
+			/* the source pointer again: the zeroing's call took r3 */
+			r = vreg(g, top, BPF_REG_3);
+			if (r != BPF_REG_3)
+				E(I_MOV64_REG(BPF_REG_3, r));
+			if (d->off)
+				E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)d->off));
+		}
 		E(I_MOV64_IMM(BPF_REG_2, (int32_t)len));
 		E(I_CALL(helper));
 		tmp_ptr(g, BPF_REG_1, off);
@@ -2116,7 +2133,7 @@ static void gen_str(struct gen *g, const struct lang_node *n)
 	}
 	vset(g, vtop(g), BPF_REG_2);
 	tmp_ptr(g, BPF_REG_1, off);
-	emit_zero(g, BPF_REG_1, 0, g->cg->strlen);
+	emit_zero_keep(g, off, g->cg->strlen);
 	r = vreg(g, vtop(g), BPF_REG_2);
 	if (r != BPF_REG_2)
 		E(I_MOV64_REG(BPF_REG_2, r));

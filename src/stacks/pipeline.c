@@ -356,7 +356,7 @@ int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_deco
 
 int stackpipe_add_kunwind(struct stackpipe *sp, const struct stackpipe_kunwind *k)
 {
-	sp->kl = kload_new(&(struct kload_opts){ .rows_fd = k->rows_fd, .rows = k->rows,
+	sp->kl = kload_new(&(struct kload_opts){ .uw = sp->uw, .rows_fd = k->rows_fd, .rows = k->rows,
 						 .procs_fd = k->procs_fd, .gens_fd = k->gens_fd });
 	if (!sp->kl)
 		return -errno;

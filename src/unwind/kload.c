@@ -12,9 +12,10 @@
 #include "common.h"
 #include "hashtab.h"
 #include "bpf/kunwind.h"
-#include "sym/vdso.h"
+#include "sym/symcache.h"
 #include "unwind/kload.h"
 #include "unwind/table.h"
+#include "unwind/unwind.h"
 
 /* the BPF side reads unwind_row as its own struct kunwind_row */
 _Static_assert(sizeof(struct unwind_row) == 16, "unwind_row is 16 bytes");
@@ -205,14 +206,17 @@ static int place_rows(struct kload *k, const struct unwind_row *rows, size_t n)
 	return 0;
 }
 
-/* The binary of a mapping, its rows placed on first sight. */
+/* The binary of a mapping, its rows placed on first sight.  Its table is
+ * the unwinder's (unwinder_table(): one per binary, cached with its
+ * symbols), so the snapshots unwound in user space while a process is
+ * not loaded yet do not build it a second time. */
 static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kload_vma *v)
 {
 	bool vdso = !strcmp(v->path, "[vdso]");
 	uint64_t key[2] = { vdso ? VDSO_DEV : v->dev, vdso ? 0 : v->ino };
 	uint64_t h = hash_bytes(key, sizeof(key), 0);
 	struct binary *b = htab_find(k->binaries, h, key, binary_eq);
-	struct unwind_table *t = NULL;
+	const struct unwind_table *t = NULL;
 	const struct unwind_row *rows;
 	char path[96];
 	size_t n;
@@ -227,12 +231,12 @@ static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kloa
 	b->ino = key[1];
 	b->kind = KUNWIND_FP;
 	if (vdso) {
-		fd = vdso_image_fd();
 		/* the image starts at its mapping, at virtual address 0 */
 		b->segs[0] = (struct kload_seg){ 0, 0, UINT64_MAX / 2 };
 		b->nsegs = 1;
-		t = fd >= 0 ? unwind_table_build_fd(fd, "[vdso]", 0) : NULL;
+		t = unwinder_vdso_table(k->o.uw);
 	} else {
+		struct binary_id id = { .dev = v->dev, .ino = v->ino };
 		struct stat st;
 
 		/* the very file mapped, whatever its name leads to now */
@@ -240,7 +244,7 @@ static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kloa
 			 v->start, v->end);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && !read_segs(fd, b))
-			t = unwind_table_build_fd(fd, v->path, 0);
+			t = unwinder_table(k->o.uw, pid, v->path, v->start, v->end, &id, NULL);
 		if (fd >= 0)
 			close(fd);
 	}
@@ -258,7 +262,6 @@ static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kloa
 		k->stats.binaries++;
 		k->stats.rows += n;
 	}
-	unwind_table_free(t);
 	if (htab_insert(k->binaries, h, b)) {
 		free(b);
 		return NULL;

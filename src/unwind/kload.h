@@ -12,7 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct unwinder;
+
 struct kload_opts {
+	struct unwinder *uw;	/* whose tables (one per binary) are loaded */
 	int rows_fd;		/* `unwind_rows` */
 	uint32_t rows;		/* its capacity */
 	int procs_fd;		/* `unwind_procs` */

@@ -1,11 +1,18 @@
 /* The in-kernel unwinder's mapping table builder (unwind/kload.c): the
- * executable mappings of /proc/PID/maps text and their load biases. */
+ * executable mappings of /proc/PID/maps text and their load biases; the
+ * one table per binary it shares with the user-space unwinder. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "test.h"
+#include "sym/symcache.h"
 #include "unwind/kload.h"
+#include "unwind/table.h"
+#include "unwind/unwind.h"
 
 TEST(kload_parse_maps_executable_only)
 {
@@ -62,4 +69,53 @@ TEST(kload_bias_from_segments)
 	CHECK_INT(kload_bias(exe, 1, 0x401000, 0x1000, &bias), 0);
 	CHECK_INT(bias, 0);
 	CHECK_INT(kload_bias(segs, 3, 0x1000, 0x9000, &bias), -ERANGE);
+}
+
+/* kload asks the unwinder for a binary's table (unwinder_table()), so a
+ * binary both unwind: one build, whichever asks first, under any name
+ * that leads to the same inode. */
+TEST(kload_table_shared_with_unwinder)
+{
+	static const char libc[] = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	char dir[] = "/tmp/stackscope-kload.XXXXXX", link[sizeof(dir) + 8];
+	const struct unwind_table *t1, *t2, *t3;
+	struct symcache *sc;
+	struct unwinder *u;
+	struct binary_id id;
+	struct stat st;
+
+	if (stat(libc, &st))
+		SKIP("no %s", libc);
+	id = (struct binary_id){ .dev = st.st_dev, .ino = st.st_ino };
+	sc = symcache_new();
+	u = unwinder_new(NULL, sc, UNWIND_KERNEL);
+	CHECK(sc && u);
+	if (!sc || !u)
+		goto out;
+	t1 = unwinder_table(u, 1, libc, 0x7f0000000000, 0x7f0000100000, &id, NULL);
+	CHECK(t1 != NULL);
+	CHECK(t1 && unwind_table_rows(t1, NULL) > 1000);
+	CHECK_INT(unwinder_stats(u)->tables, 1);
+	/* asked again (another mapping, another process): the same rows */
+	t2 = unwinder_table(u, 2, libc, 0x7f1000000000, 0x7f1000100000, &id, NULL);
+	CHECK(t2 == t1);
+	/* under another name of the same file: still one binary */
+	if (mkdtemp(dir)) {
+		snprintf(link, sizeof(link), "%s/libc", dir);
+		if (!symlink(libc, link)) {
+			t3 = unwinder_table(u, 3, link, 0x7f2000000000, 0x7f2000100000, &id, NULL);
+			CHECK(t3 == t1);
+			unlink(link);
+		}
+		rmdir(dir);
+	}
+	CHECK_INT(unwinder_stats(u)->tables, 1);
+	CHECK_INT(unwinder_stats(u)->no_table, 0);
+	/* a different file under that identity is not given its table */
+	id.ino ^= 1;
+	CHECK(unwinder_table(u, 1, libc, 0x7f0000000000, 0x7f0000100000, &id, NULL) == NULL);
+	CHECK_INT(unwinder_stats(u)->tables, 1);
+out:
+	unwinder_free(u);
+	symcache_free(sc);
 }

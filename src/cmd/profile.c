@@ -330,12 +330,30 @@ static bool snapshots_on(const struct profile_run *r)
 
 /* Load, fill the filter, then fork/exec tracking before sampling, so no
  * generation is missed. */
+/* The inner map of a map-in-map as libbpf would make it: a map of the
+ * slots' own type and size, created only to describe them to the kernel
+ * and closed after the load.  A hash map's size is not part of that
+ * description (the two slots differ in size already), so one entry, not
+ * the 17 MiB of preallocated stacks a copy of the first slot would take
+ * to create.  A failure leaves libbpf's own template. */
+static void small_template(struct bpf_map *outer, const struct bpf_map *like, int *fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = bpf_map__map_flags(like));
+
+	*fd = bpf_map_create(bpf_map__type(like), NULL, bpf_map__key_size(like),
+			     bpf_map__value_size(like), 1, &o);
+	if (*fd >= 0 && bpf_map__set_inner_map_fd(outer, *fd)) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
 static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 {
 	struct profile_run *r = ctx;
 	struct profile_bpf *skel;
 	long max = perf_max_sample_rate();
-	int err;
+	int err, tmpl[2] = { -1, -1 };
 
 	if (max > 0 && r->hz > max) {
 		msg("-F %ld: above the kernel's limit of %ld Hz (sysctl kernel.perf_event_max_sample_rate)",
@@ -374,7 +392,12 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		bpf_map__set_max_entries(skel->maps.counts_b, 1);
 		bpf_map__set_max_entries(skel->maps.stacks_b, 1);
 	}
+	small_template(skel->maps.count_slots, skel->maps.counts, &tmpl[0]);
+	small_template(skel->maps.stack_slots, skel->maps.stacks, &tmpl[1]);
 	err = profile_bpf__load(skel);
+	for (int i = 0; i < 2; i++)
+		if (tmpl[i] >= 0)
+			close(tmpl[i]);
 	if (err) {
 		msg("cannot load the profile BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;

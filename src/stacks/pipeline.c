@@ -364,6 +364,11 @@ int stackpipe_add_kunwind(struct stackpipe *sp, const struct stackpipe_kunwind *
 	return session_add_ringbuf(sp->s, k->miss_fd, kload_on_miss, sp->kl);
 }
 
+uint64_t stackpipe_kunwind_bytes(const struct stackpipe *sp)
+{
+	return sp->kl ? kload_stats(sp->kl)->request_bytes : 0;
+}
+
 const struct stackagg *stackpipe_unwound(const struct stackpipe *sp)
 {
 	return sp->unwound[0];

@@ -363,6 +363,8 @@ int kload_on_miss(void *ctx, void *data, size_t size)
 	struct kunwind_miss m;
 	struct kunwind_proc *cur = &k->entry;
 
+	k->stats.requests++;
+	k->stats.request_bytes += 8 + ((size + 7) & ~(size_t)7);	/* with its header */
 	if (size < sizeof(m))
 		return 0;
 	memcpy(&m, data, sizeof(m));

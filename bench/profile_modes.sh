@@ -191,7 +191,10 @@ bench_rounds one after_rep "${tool_list[@]}"
 wlratio() { paired "$1.wl" "$2" 'a / bb' base.wl | median; }
 # toolcpu NAME: the whole run's user+sys minus the workload's own
 toolcpu() {
-	[ -s "$tmp/results.$1" ] && [ -s "$tmp/results.$1.wl" ] || { echo nan; return; }
+	if [ ! -s "$tmp/results.$1" ] || [ ! -s "$tmp/results.$1.wl" ]; then
+		echo nan
+		return
+	fi
 	awk 'NR == FNR { w[$1] = $3; next } ($1 in w) { print $3 - w[$1] }' \
 		"$tmp/results.$1.wl" "$tmp/results.$1" | median
 }

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,6 +44,8 @@ struct proc {
 	uint32_t pid;
 	uint64_t gen;
 	uint64_t maps_hash;
+	uint64_t seq;		/* when loaded (stats.loads then) */
+	bool in_map;		/* its entry is in unwind_procs */
 };
 
 struct kload {
@@ -278,6 +281,45 @@ static uint64_t gen_now(struct kload *k, uint32_t pid)
 	return gen;
 }
 
+/* unwind_procs is full: the entries of the processes gone (exited, or
+ * in another address space since) are deleted, else the one loaded
+ * longest ago (it is loaded again at its next sample).  keep is the pid
+ * being loaded.  Returns how many were deleted. */
+static size_t evict(struct kload *k, uint32_t keep)
+{
+	struct proc *p, *oldest = NULL;
+	size_t pos = 0, n = 0;
+
+	while ((p = htab_next(k->procs, &pos))) {
+		if (!p->in_map || p->pid == keep)
+			continue;
+		if ((kill((pid_t)p->pid, 0) && errno == ESRCH) || gen_now(k, p->pid) != p->gen) {
+			if (!bpf_map_delete_elem(k->o.procs_fd, &p->pid))
+				n++;
+			p->in_map = false;
+		} else if (!oldest || p->seq < oldest->seq) {
+			oldest = p;
+		}
+	}
+	if (!n && oldest) {
+		if (!bpf_map_delete_elem(k->o.procs_fd, &oldest->pid))
+			n++;
+		oldest->in_map = false;
+	}
+	if (!n) {
+		/* entries of pids forgotten (past MAX_PIDS): any one */
+		__u32 key;
+
+		if (!bpf_map_get_next_key(k->o.procs_fd, NULL, &key) && key != keep &&
+		    !bpf_map_delete_elem(k->o.procs_fd, &key))
+			n++;
+	}
+	k->stats.evicted += n;
+	if (!n)
+		errno = E2BIG;
+	return n;
+}
+
 int kload_process(struct kload *k, uint32_t pid, uint64_t gen, bool unmapped)
 {
 	struct kunwind_proc *e = &k->entry;
@@ -335,7 +377,8 @@ int kload_process(struct kload *k, uint32_t pid, uint64_t gen, bool unmapped)
 		}
 		e->n++;
 	}
-	if (bpf_map_update_elem(k->o.procs_fd, &pid, e, BPF_ANY))
+	if (bpf_map_update_elem(k->o.procs_fd, &pid, e, BPF_ANY) &&
+	    (errno != E2BIG || !evict(k, pid) || bpf_map_update_elem(k->o.procs_fd, &pid, e, BPF_ANY)))
 		return -errno;
 	k->stats.loads++;
 	debug("in-kernel unwinding: loaded pid %u (%d executable mappings%s)", pid, n,
@@ -353,7 +396,8 @@ int kload_process(struct kload *k, uint32_t pid, uint64_t gen, bool unmapped)
 			return -ENOMEM;
 		}
 	}
-	*p = (struct proc){ .pid = pid, .gen = gen, .maps_hash = mh };
+	*p = (struct proc){ .pid = pid, .gen = gen, .maps_hash = mh, .seq = k->stats.loads,
+			    .in_map = true };
 	return 0;
 }
 

@@ -26,6 +26,7 @@ struct kload_stats {
 	uint64_t requests;	/* kunwind_miss records read */
 	uint64_t request_bytes;	/* ... the ring-buffer bytes they took */
 	uint64_t loads;		/* process entries written */
+	uint64_t evicted;	/* entries deleted to make room (`unwind_procs` full) */
 	uint64_t stale;		/* misses for an address space gone by the time read */
 	uint64_t failed;	/* processes that could not be read (exited) */
 	uint64_t binaries;	/* binaries whose rows were placed */

@@ -307,7 +307,6 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 	return c ? c : stackcmd_finish(&r->o, argc - optind, argv + optind);
 }
 
-/* One snapshot record: registers, kernel stack handle, stack bytes. */
 /* What a record of size bytes takes in a BPF ring buffer: its 8-byte
  * header, and the record rounded up to 8 bytes. */
 static uint64_t ringbuf_record_bytes(size_t size)
@@ -328,6 +327,7 @@ static void ring_bytes_line(uint64_t samples, uint64_t snap, uint64_t requests)
 	      (unsigned long long)snap, (unsigned long long)requests);
 }
 
+/* One snapshot record: registers, kernel stack handle, stack bytes. */
 static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot *out, void *ctx)
 {
 	const struct profile_snapshot *h = data;

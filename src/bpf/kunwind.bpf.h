@@ -55,8 +55,12 @@ struct {
 	__type(value, struct kunwind_row);
 } unwind_rows SEC(".maps");
 
+/* Written by user space only (kload.c, which deletes the entries of
+ * processes gone when it is full), so allocated as entries come: an LRU
+ * map's preallocated 5 MiB took 35-70 ms of every start to create. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, KUNWIND_DEFAULT_PROCS);
 	__type(key, __u32);
 	__type(value, struct kunwind_proc);
@@ -123,7 +127,7 @@ static long kunwind_search_step(__u64 index, void *arg)
 	__u32 mid;
 	__u64 at;
 
-	if (s->lo >= s->hi)
+	if (s->lo >= s->hi || s->failed)	/* (failed: see kunwind_frame()) */
 		return 1;
 	mid = s->lo + (s->hi - s->lo) / 2;
 	if (s->proc) {
@@ -255,6 +259,12 @@ static long kunwind_frame(__u64 index, void *arg)
 	__u64 pc, prev_sp = w->sp;
 	__u32 n = w->n, r;
 
+	/* bpf_loop() calls no more after a 1, but the verifier goes on into
+	 * the next call with every state a 1 left (each result, each flag):
+	 * ending those at once cuts what it checks by two thirds (20k
+	 * instructions to 6k, ~60 ms less of every start) */
+	if (w->result != KW_RUN)
+		return 1;
 	if (n >= STACK_MAX_DEPTH) {
 		w->result = KW_DEEP;
 		return 1;

@@ -97,6 +97,7 @@ struct profile_run {
 	/* the slot the BPF side counts into now (profile.bpf.c) */
 	unsigned int slot;
 	uint64_t window_samples;	/* samples read from the windows so far */
+	uint64_t snap_bytes;	/* read from the `snapshots` ring, its headers included */
 };
 
 /* "10s", "1m", "500ms", "2h", or seconds; 0 or -EINVAL. */
@@ -306,11 +307,33 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 	return c ? c : stackcmd_finish(&r->o, argc - optind, argv + optind);
 }
 
+/* What a record of size bytes takes in a BPF ring buffer: its 8-byte
+ * header, and the record rounded up to 8 bytes. */
+static uint64_t ringbuf_record_bytes(size_t size)
+{
+	return 8 + ((size + 7) & ~(size_t)7);
+}
+
+/* The bytes user space read from the ring buffers, per sample: stack
+ * copies (the snapshot way, or the in-kernel unwinder's fallbacks) and
+ * the in-kernel unwinder's load requests; the rest of a sample stays in
+ * the kernel's maps. */
+static void ring_bytes_line(uint64_t samples, uint64_t snap, uint64_t requests)
+{
+	debug("ring buffers: %llu bytes read, %.1f per sample (%llu of stack copies, %llu of "
+	      "load requests)",
+	      (unsigned long long)(snap + requests),
+	      samples ? (double)(snap + requests) / (double)samples : 0.0,
+	      (unsigned long long)snap, (unsigned long long)requests);
+}
+
 /* One snapshot record: registers, kernel stack handle, stack bytes. */
 static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot *out, void *ctx)
 {
 	const struct profile_snapshot *h = data;
+	struct profile_run *r = ctx;
 
+	r->snap_bytes += ringbuf_record_bytes(size);
 	if (size < sizeof(*h) || h->size > size - sizeof(*h))
 		return false;
 	*out = (struct stack_snapshot){
@@ -328,6 +351,24 @@ static bool snapshots_on(const struct profile_run *r)
 	return r->o.unwind != UNWIND_FP && !r->o.kernel_only;
 }
 
+/* The inner map of a map-in-map as libbpf would make it: a map of the
+ * slots' own type and size, created only to describe them to the kernel
+ * and closed after the load.  A hash map's size is not part of that
+ * description (the two slots differ in size already), so one entry, not
+ * the 17 MiB of preallocated stacks a copy of the first slot would take
+ * to create.  A failure leaves libbpf's own template. */
+static void small_template(struct bpf_map *outer, const struct bpf_map *like, int *fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = bpf_map__map_flags(like));
+
+	*fd = bpf_map_create(bpf_map__type(like), NULL, bpf_map__key_size(like),
+			     bpf_map__value_size(like), 1, &o);
+	if (*fd >= 0 && bpf_map__set_inner_map_fd(outer, *fd)) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
 /* Load, fill the filter, then fork/exec tracking before sampling, so no
  * generation is missed. */
 static int setup(void *ctx, struct session *s, struct stackpipe *sp)
@@ -335,7 +376,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	struct profile_run *r = ctx;
 	struct profile_bpf *skel;
 	long max = perf_max_sample_rate();
-	int err;
+	int err, tmpl[2] = { -1, -1 };
 
 	if (max > 0 && r->hz > max) {
 		msg("-F %ld: above the kernel's limit of %ld Hz (sysctl kernel.perf_event_max_sample_rate)",
@@ -374,12 +415,27 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		bpf_map__set_max_entries(skel->maps.counts_b, 1);
 		bpf_map__set_max_entries(skel->maps.stacks_b, 1);
 	}
+	small_template(skel->maps.count_slots, skel->maps.counts, &tmpl[0]);
+	small_template(skel->maps.stack_slots, skel->maps.stacks, &tmpl[1]);
 	err = profile_bpf__load(skel);
+	for (int i = 0; i < 2; i++)
+		if (tmpl[i] >= 0)
+			close(tmpl[i]);
 	if (err) {
 		msg("cannot load the profile BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;
 	}
 	err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
+	/* load requests drained before the copies: a process is loaded
+	 * (its tables built) first, so its copies stop sooner, and those
+	 * queued meanwhile are unwound with the tables already built */
+	if (!err && stackcmd_kunwind(&r->o))
+		err = stackpipe_add_kunwind(sp, &(struct stackpipe_kunwind){
+			.rows_fd = bpf_map__fd(skel->maps.unwind_rows), .rows = r->o.unwind_rows,
+			.procs_fd = bpf_map__fd(skel->maps.unwind_procs),
+			.gens_fd = bpf_map__fd(skel->maps.gens),
+			.miss_fd = bpf_map__fd(skel->maps.kunwind_miss),
+			.stats_fd = bpf_map__fd(skel->maps.kunwind_stats) });
 	if (!err && snapshots_on(r)) {
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
 					      decode_snapshot, r);
@@ -391,13 +447,6 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 				stackpipe_resolve_early(sp, bpf_map__fd(skel->maps.stacks));
 		}
 	}
-	if (!err && stackcmd_kunwind(&r->o))
-		err = stackpipe_add_kunwind(sp, &(struct stackpipe_kunwind){
-			.rows_fd = bpf_map__fd(skel->maps.unwind_rows), .rows = r->o.unwind_rows,
-			.procs_fd = bpf_map__fd(skel->maps.unwind_procs),
-			.gens_fd = bpf_map__fd(skel->maps.gens),
-			.miss_fd = bpf_map__fd(skel->maps.kunwind_miss),
-			.stats_fd = bpf_map__fd(skel->maps.kunwind_stats) });
 	if (!err)
 		err = attach_program(s, skel->progs.on_fork);
 	if (!err)
@@ -596,6 +645,7 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 	      (unsigned long long)stat_sum(r, PSTAT_SNAPSHOT_FAILED),
 	      (unsigned long long)stat_sum(r, PSTAT_DROPPED),
 	      (unsigned long long)recursion_misses(r));
+	ring_bytes_line(stat_sum(r, PSTAT_SAMPLES), r->snap_bytes, stackpipe_kunwind_bytes(sp));
 	stackpipe_count(sp, s, "samples", stat_sum(r, PSTAT_SAMPLES),
 			stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),
 			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +

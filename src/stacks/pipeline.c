@@ -356,12 +356,17 @@ int stackpipe_add_snapshots(struct stackpipe *sp, int ringbuf_fd, stackpipe_deco
 
 int stackpipe_add_kunwind(struct stackpipe *sp, const struct stackpipe_kunwind *k)
 {
-	sp->kl = kload_new(&(struct kload_opts){ .rows_fd = k->rows_fd, .rows = k->rows,
+	sp->kl = kload_new(&(struct kload_opts){ .uw = sp->uw, .rows_fd = k->rows_fd, .rows = k->rows,
 						 .procs_fd = k->procs_fd, .gens_fd = k->gens_fd });
 	if (!sp->kl)
 		return -errno;
 	sp->kstats_fd = k->stats_fd;
 	return session_add_ringbuf(sp->s, k->miss_fd, kload_on_miss, sp->kl);
+}
+
+uint64_t stackpipe_kunwind_bytes(const struct stackpipe *sp)
+{
+	return sp->kl ? kload_stats(sp->kl)->request_bytes : 0;
 }
 
 const struct stackagg *stackpipe_unwound(const struct stackpipe *sp)
@@ -523,7 +528,7 @@ static void count_kunwind(struct stackpipe *sp, struct session *s)
 	debug("in-kernel unwinding: %llu stacks, %llu frames (%llu by frame pointer), %llu "
 	      "truncated; to snapshots: %llu process not loaded, %llu pc outside its mappings, "
 	      "%llu table over capacity, %llu too deep; %llu misses not told; %llu loads, %llu stale, %llu "
-	      "failed; %llu binaries, %llu rows, %llu without a table, %llu over capacity, %llu "
+	      "failed, %llu evicted; %llu binaries, %llu rows, %llu without a table, %llu over capacity, %llu "
 	      "processes over %d mappings",
 	      (unsigned long long)v[KSTAT_STACKS], (unsigned long long)v[KSTAT_FRAMES],
 	      (unsigned long long)v[KSTAT_FP_FRAMES], (unsigned long long)v[KSTAT_TRUNCATED],
@@ -531,7 +536,8 @@ static void count_kunwind(struct stackpipe *sp, struct session *s)
 	      (unsigned long long)v[KSTAT_CAPACITY], (unsigned long long)v[KSTAT_DEEP],
 	      (unsigned long long)v[KSTAT_MISS_LOST],
 	      (unsigned long long)ks->loads, (unsigned long long)ks->stale,
-	      (unsigned long long)ks->failed, (unsigned long long)ks->binaries,
+	      (unsigned long long)ks->failed, (unsigned long long)ks->evicted,
+	      (unsigned long long)ks->binaries,
 	      (unsigned long long)ks->rows, (unsigned long long)ks->no_table,
 	      (unsigned long long)ks->over_capacity, (unsigned long long)ks->over_maps,
 	      KUNWIND_MAX_MAPS);

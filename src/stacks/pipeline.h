@@ -114,6 +114,9 @@ struct stackpipe_kunwind {
 };
 /* Call before the capture is attached. */
 int stackpipe_add_kunwind(struct stackpipe *sp, const struct stackpipe_kunwind *k);
+/* The ring-buffer bytes of the in-kernel unwinder's load requests read
+ * so far (0 without it). */
+uint64_t stackpipe_kunwind_bytes(const struct stackpipe *sp);
 
 /* Every user stack is unwound and named as it arrives (syscalls -k):
  * an exited process is forgotten once its last records are read. */

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,9 +13,10 @@
 #include "common.h"
 #include "hashtab.h"
 #include "bpf/kunwind.h"
-#include "sym/vdso.h"
+#include "sym/symcache.h"
 #include "unwind/kload.h"
 #include "unwind/table.h"
+#include "unwind/unwind.h"
 
 /* the BPF side reads unwind_row as its own struct kunwind_row */
 _Static_assert(sizeof(struct unwind_row) == 16, "unwind_row is 16 bytes");
@@ -42,6 +44,8 @@ struct proc {
 	uint32_t pid;
 	uint64_t gen;
 	uint64_t maps_hash;
+	uint64_t seq;		/* when loaded (stats.loads then) */
+	bool in_map;		/* its entry is in unwind_procs */
 };
 
 struct kload {
@@ -205,14 +209,17 @@ static int place_rows(struct kload *k, const struct unwind_row *rows, size_t n)
 	return 0;
 }
 
-/* The binary of a mapping, its rows placed on first sight. */
+/* The binary of a mapping, its rows placed on first sight.  Its table is
+ * the unwinder's (unwinder_table(): one per binary, cached with its
+ * symbols), so the snapshots unwound in user space while a process is
+ * not loaded yet do not build it a second time. */
 static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kload_vma *v)
 {
 	bool vdso = !strcmp(v->path, "[vdso]");
 	uint64_t key[2] = { vdso ? VDSO_DEV : v->dev, vdso ? 0 : v->ino };
 	uint64_t h = hash_bytes(key, sizeof(key), 0);
 	struct binary *b = htab_find(k->binaries, h, key, binary_eq);
-	struct unwind_table *t = NULL;
+	const struct unwind_table *t = NULL;
 	const struct unwind_row *rows;
 	char path[96];
 	size_t n;
@@ -227,12 +234,12 @@ static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kloa
 	b->ino = key[1];
 	b->kind = KUNWIND_FP;
 	if (vdso) {
-		fd = vdso_image_fd();
 		/* the image starts at its mapping, at virtual address 0 */
 		b->segs[0] = (struct kload_seg){ 0, 0, UINT64_MAX / 2 };
 		b->nsegs = 1;
-		t = fd >= 0 ? unwind_table_build_fd(fd, "[vdso]", 0) : NULL;
+		t = unwinder_vdso_table(k->o.uw);
 	} else {
+		struct binary_id id = { .dev = v->dev, .ino = v->ino };
 		struct stat st;
 
 		/* the very file mapped, whatever its name leads to now */
@@ -240,7 +247,7 @@ static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kloa
 			 v->start, v->end);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && !read_segs(fd, b))
-			t = unwind_table_build_fd(fd, v->path, 0);
+			t = unwinder_table(k->o.uw, pid, v->path, v->start, v->end, &id, NULL);
 		if (fd >= 0)
 			close(fd);
 	}
@@ -258,7 +265,6 @@ static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kloa
 		k->stats.binaries++;
 		k->stats.rows += n;
 	}
-	unwind_table_free(t);
 	if (htab_insert(k->binaries, h, b)) {
 		free(b);
 		return NULL;
@@ -273,6 +279,45 @@ static uint64_t gen_now(struct kload *k, uint32_t pid)
 	if (bpf_map_lookup_elem(k->o.gens_fd, &pid, &gen))
 		return 0;
 	return gen;
+}
+
+/* unwind_procs is full: the entries of the processes gone (exited, or
+ * in another address space since) are deleted, else the one loaded
+ * longest ago (it is loaded again at its next sample).  keep is the pid
+ * being loaded.  Returns how many were deleted. */
+static size_t evict(struct kload *k, uint32_t keep)
+{
+	struct proc *p, *oldest = NULL;
+	size_t pos = 0, n = 0;
+
+	while ((p = htab_next(k->procs, &pos))) {
+		if (!p->in_map || p->pid == keep)
+			continue;
+		if ((kill((pid_t)p->pid, 0) && errno == ESRCH) || gen_now(k, p->pid) != p->gen) {
+			if (!bpf_map_delete_elem(k->o.procs_fd, &p->pid))
+				n++;
+			p->in_map = false;
+		} else if (!oldest || p->seq < oldest->seq) {
+			oldest = p;
+		}
+	}
+	if (!n && oldest) {
+		if (!bpf_map_delete_elem(k->o.procs_fd, &oldest->pid))
+			n++;
+		oldest->in_map = false;
+	}
+	if (!n) {
+		/* entries of pids forgotten (past MAX_PIDS): any one */
+		__u32 key;
+
+		if (!bpf_map_get_next_key(k->o.procs_fd, NULL, &key) && key != keep &&
+		    !bpf_map_delete_elem(k->o.procs_fd, &key))
+			n++;
+	}
+	k->stats.evicted += n;
+	if (!n)
+		errno = E2BIG;
+	return n;
 }
 
 int kload_process(struct kload *k, uint32_t pid, uint64_t gen, bool unmapped)
@@ -332,7 +377,8 @@ int kload_process(struct kload *k, uint32_t pid, uint64_t gen, bool unmapped)
 		}
 		e->n++;
 	}
-	if (bpf_map_update_elem(k->o.procs_fd, &pid, e, BPF_ANY))
+	if (bpf_map_update_elem(k->o.procs_fd, &pid, e, BPF_ANY) &&
+	    (errno != E2BIG || !evict(k, pid) || bpf_map_update_elem(k->o.procs_fd, &pid, e, BPF_ANY)))
 		return -errno;
 	k->stats.loads++;
 	debug("in-kernel unwinding: loaded pid %u (%d executable mappings%s)", pid, n,
@@ -350,7 +396,8 @@ int kload_process(struct kload *k, uint32_t pid, uint64_t gen, bool unmapped)
 			return -ENOMEM;
 		}
 	}
-	*p = (struct proc){ .pid = pid, .gen = gen, .maps_hash = mh };
+	*p = (struct proc){ .pid = pid, .gen = gen, .maps_hash = mh, .seq = k->stats.loads,
+			    .in_map = true };
 	return 0;
 }
 
@@ -360,6 +407,8 @@ int kload_on_miss(void *ctx, void *data, size_t size)
 	struct kunwind_miss m;
 	struct kunwind_proc *cur = &k->entry;
 
+	k->stats.requests++;
+	k->stats.request_bytes += 8 + ((size + 7) & ~(size_t)7);	/* with its header */
 	if (size < sizeof(m))
 		return 0;
 	memcpy(&m, data, sizeof(m));

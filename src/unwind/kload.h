@@ -12,7 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct unwinder;
+
 struct kload_opts {
+	struct unwinder *uw;	/* whose tables (one per binary) are loaded */
 	int rows_fd;		/* `unwind_rows` */
 	uint32_t rows;		/* its capacity */
 	int procs_fd;		/* `unwind_procs` */
@@ -20,7 +23,10 @@ struct kload_opts {
 };
 
 struct kload_stats {
+	uint64_t requests;	/* kunwind_miss records read */
+	uint64_t request_bytes;	/* ... the ring-buffer bytes they took */
 	uint64_t loads;		/* process entries written */
+	uint64_t evicted;	/* entries deleted to make room (`unwind_procs` full) */
 	uint64_t stale;		/* misses for an address space gone by the time read */
 	uint64_t failed;	/* processes that could not be read (exited) */
 	uint64_t binaries;	/* binaries whose rows were placed */

@@ -142,6 +142,32 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 	return t;
 }
 
+const struct unwind_table *unwinder_vdso_table(struct unwinder *u)
+{
+	if (!u->vdso_tried) {
+		int fd = vdso_image_fd();
+
+		u->vdso_tried = true;
+		u->vdso = fd >= 0 ? unwind_table_build_fd(fd, "[vdso]", 0) : NULL;
+	}
+	return u->vdso;
+}
+
+const struct unwind_table *unwinder_table(struct unwinder *u, uint32_t pid, const char *path,
+					  uint64_t start, uint64_t end,
+					  const struct binary_id *id, const struct elfsyms **es)
+{
+	const struct elfsyms *e;
+	char alt[96];
+
+	snprintf(alt, sizeof(alt), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)start, (unsigned long long)end);
+	e = symcache_get(u->sc, path, alt, id);
+	if (es)
+		*es = e;
+	return e ? table_of(u, e) : NULL;
+}
+
 /* Where pc is: the binary's table row for it (NULL: no table covers it;
  * *no_file: no file is mapped there either, e.g. JIT code). */
 static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint64_t gen,
@@ -151,30 +177,20 @@ static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint64
 	const struct unwind_table *t;
 	const struct unwind_row *row;
 	const struct elfsyms *es;
-	char alt[96];
 
 	*no_file = !m;
 	if (!m)
 		return NULL;
 	if (!strcmp(m->path, "[vdso]")) {
 		/* the image starts at its mapping, at virtual address 0 */
-		if (!u->vdso_tried) {
-			int fd = vdso_image_fd();
+		const struct unwind_table *vt = unwinder_vdso_table(u);
 
-			u->vdso_tried = true;
-			u->vdso = fd >= 0 ? unwind_table_build_fd(fd, "[vdso]", 0) : NULL;
-		}
 		*vaddr = pc - m->start;
-		row = u->vdso ? unwind_table_find(u->vdso, *vaddr) : NULL;
+		row = vt ? unwind_table_find(vt, *vaddr) : NULL;
 		return row && row->cfa_rule != UNWIND_CFA_NONE ? row : NULL;
 	}
-	snprintf(alt, sizeof(alt), "/proc/%u/map_files/%llx-%llx", pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	es = symcache_get(u->sc, m->path, alt, &m->id);
-	if (!es || elfsyms_off_to_vaddr(es, pc - m->start + m->pgoff, vaddr))
-		return NULL;
-	t = table_of(u, es);
-	if (!t)
+	t = unwinder_table(u, pid, m->path, m->start, m->end, &m->id, &es);
+	if (!t || elfsyms_off_to_vaddr(es, pc - m->start + m->pgoff, vaddr))
 		return NULL;
 	row = unwind_table_find(t, *vaddr);
 	if (!row || row->cfa_rule == UNWIND_CFA_NONE)

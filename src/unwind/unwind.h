@@ -59,6 +59,21 @@ int unwind_stack(struct unwinder *u, uint32_t pid, uint64_t gen,
 		 uint64_t *ips, int max, bool *truncated);
 const struct unwind_stats *unwinder_stats(const struct unwinder *u);
 
+/* The call-frame table of the file mapped at [start, end) in pid (path as
+ * the mapping names it, id its device and inode), one per binary for
+ * every reader: built on first use and kept by the symbol cache with the
+ * binary's symbols (sym/symcache.h), so the in-kernel unwinder's loader
+ * (unwind/kload.c) and this unwinder build it once between them.  NULL
+ * when the file cannot be opened as that binary or has no usable table;
+ * *es (may be NULL) gets the binary's symbols.  Valid until the symbol
+ * cache's next sweep. */
+const struct unwind_table *unwinder_table(struct unwinder *u, uint32_t pid, const char *path,
+					  uint64_t start, uint64_t end,
+					  const struct binary_id *id, const struct elfsyms **es);
+/* The table of stackscope's own vDSO image (every process maps the same
+ * one), built once; NULL when it has none. */
+const struct unwind_table *unwinder_vdso_table(struct unwinder *u);
+
 /* "auto", "fp", "tables", "kernel" -> mode; -EINVAL otherwise. */
 int unwind_mode_parse(const char *s, enum unwind_mode *mode);
 

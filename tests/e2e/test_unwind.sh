@@ -209,3 +209,36 @@ test_kernel_unwinding_tiny_row_capacity() {
 	"$SS" profile --unwind-rows 0 -d 1 2>err.txt && fail "accepted --unwind-rows 0"
 	grep -q 'unwind-rows 0' err.txt || fail "no message naming the bad capacity: $(cat err.txt)"
 }
+
+# ring_bytes ERR: "COPIES REQUESTS" bytes of a -v run's ring-buffer line
+ring_bytes() {
+	sed -n 's/.*ring buffers: [0-9]* bytes read, [0-9.]* per sample (\([0-9]*\) of stack copies, \([0-9]*\) of load requests).*/\1 \2/p' "$1"
+}
+
+test_ring_bytes_by_unwind_mode() {
+	# what crosses the ring buffers: with frame pointers nothing; copies
+	# at most --stack-size + its 64-byte header + the ring's 8 a snapshot,
+	# at least the headers; in the kernel, only the fallbacks' copies
+	# (the samples before the process was loaded at least) and the load
+	# requests, 32 bytes each
+	local per=$((16384 + 64 + 8)) c r k s f snaps
+	timeout 60 "$SS" profile -v -F 999 --unwind fp -o out.folded -- "$UW/chain.nofp" 1 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	read -r c r < <(ring_bytes err.txt)
+	[ "$c" = 0 ] && [ "$r" = 0 ] || fail "--unwind fp read ${c:-?} bytes of copies, ${r:-?} of requests: $(grep ring err.txt)"
+	timeout 60 "$SS" profile -v -F 999 --unwind tables -o out.folded -- "$UW/chain.nofp" 1 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	read -r c r < <(ring_bytes err.txt)
+	snaps=$(sed -n 's/.*: samples [0-9]* (\([0-9]*\) snapshots,.*/\1/p' err.txt)
+	[ -n "$c" ] && [ "${snaps:-0}" -ge 1 ] || fail "no copies counted: $(grep -E 'ring|samples' err.txt)"
+	[ "$c" -ge $((snaps * 72)) ] && [ "$c" -le $((snaps * per)) ] && [ "$r" = 0 ] ||
+		fail "$c bytes for $snaps copies, $r of requests: $(grep ring err.txt)"
+	kernel_p_run "$UW/chain.nofp"
+	read -r c r < <(ring_bytes err.txt)
+	read -r k s f < <(kernel_counts err.txt)
+	snaps=$(sed -n 's/.*: samples [0-9]* (\([0-9]*\) snapshots,.*/\1/p' err.txt)
+	[ -n "$c" ] && [ -n "$s" ] && [ -n "$snaps" ] || fail "no counts: $(grep -E 'ring|samples|in-kernel' err.txt)"
+	[ "$snaps" -ge 1 ] && [ "$snaps" -le "$s" ] && [ "$c" -ge $((snaps * 72)) ] && [ "$c" -le $((snaps * per)) ] ||
+		fail "$c bytes of copies for $snaps copies of $s fallbacks: $(grep -E 'ring|samples|in-kernel' err.txt)"
+	[ "$r" -ge 32 ] && [ $((r % 32)) = 0 ] || fail "$r bytes of load requests: $(grep ring err.txt)"
+}

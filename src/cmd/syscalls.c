@@ -500,6 +500,8 @@ static int finish(struct sc_run *r, struct session *s)
 			      ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 			      (unsigned long long)r->records);
 		}
+		if (r->sp)
+			stackpipe_say_bounds(r->sp);
 		session_count(s, "records", r->records, 0);
 		session_count(s, "lost records", percpu_sum(stats, SCSTAT_LOST), SESSION_LOSS);
 	} else {

@@ -262,7 +262,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		return err;
 	/* fork/exec tracking first, so no generation is missed */
 	struct bpf_program *progs[] = {
-		skel->progs.on_fork, skel->progs.on_exec, skel->progs.on_switch,
+		skel->progs.on_fork, skel->progs.on_exec, skel->progs.on_free, skel->progs.on_switch,
 		r->wakers ? skel->progs.on_waking : NULL,
 		snapshots_on(r) ? skel->progs.on_sys_exit : NULL,
 	};
@@ -491,6 +491,7 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 	      (unsigned long long)stat_sum(r, OSTAT_PENDING_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_DROPPED),
 	      (unsigned long long)stat_sum(r, OSTAT_RING_FULL));
+	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 	stackpipe_count(sp, s, "blocked intervals", stat_sum(r, OSTAT_INTERVALS),
 			stat_sum(r, OSTAT_DROPPED) + stat_sum(r, OSTAT_STARTS_FULL),
 			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +

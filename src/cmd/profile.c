@@ -402,6 +402,8 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		err = attach_program(s, skel->progs.on_fork);
 	if (!err)
 		err = attach_program(s, skel->progs.on_exec);
+	if (!err)
+		err = attach_program(s, skel->progs.on_free);
 	if (!err) {
 		int n = attach_perf_cpus(s, bpf_program__fd(skel->progs.on_sample),
 					 PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true, r->hz);
@@ -596,6 +598,7 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 	      (unsigned long long)stat_sum(r, PSTAT_SNAPSHOT_FAILED),
 	      (unsigned long long)stat_sum(r, PSTAT_DROPPED),
 	      (unsigned long long)recursion_misses(r));
+	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 	stackpipe_count(sp, s, "samples", stat_sum(r, PSTAT_SAMPLES),
 			stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),
 			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +

@@ -162,3 +162,28 @@ test_bounds_syscalls_stacks_churn() {
 	check '[ "$(grep -c "^ > __libc_start_call_main$" sc.txt)" -ge "$calls" ]' \
 		"$(grep -c "^ > __libc_start_call_main$" sc.txt) exit_group stacks named (through __libc_start_call_main) of $calls"
 }
+
+# The kernel side's per-process maps (bpf/procs.bpf.h: `gens`, `targets`)
+# hold the live processes, not every one a run saw: a process's entries
+# go when it is gone.  -v's "kernel maps:" line counts them at the end
+# (walking the maps' keys); the last copies and the churn's shell may not
+# be freed yet then, a few entries of the 100 processes started.
+test_bounds_kernel_maps_churn() {
+	local i cmd gens targets
+	for ((i = 0; i < 5; i++)); do cp "$VICTIM" "c$i"; done
+	cat >churn.sh <<-EOF
+	for ((r = 0; r < 20; r++)); do
+		for ((k = 0; k < 5; k++)); do ./c\$k 1 & done
+		wait
+	done
+	EOF
+	for cmd in "profile -F 99 -o out.folded" "offcpu -o out.folded" \
+		   "syscalls -f -e exit_group -o out.txt"; do
+		"$SS" $cmd -v -- bash churn.sh 2>err.txt || fail "$cmd failed: $(tail -3 err.txt)"
+		grep '^stackscope: kernel maps:' err.txt
+		gens=$(sed -n 's/^stackscope: kernel maps: \([0-9]*\) address spaces in gens.*/\1/p' err.txt)
+		targets=$(sed -n 's/^stackscope: kernel maps: .*, \([0-9]*\) processes in targets.*/\1/p' err.txt)
+		check '[ -n "$gens" ] && [ "$gens" -le 10 ]' "$cmd: ${gens:-no count of} gens entries after 100 processes"
+		check '[ -n "$targets" ] && [ "$targets" -le 10 ]' "$cmd: ${targets:-no count of} targets entries after 100 processes"
+	done
+}

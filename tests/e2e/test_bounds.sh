@@ -15,6 +15,22 @@ GROUPS_N=12 PER_GROUP=10
 # bounds_field N: the Nth number of each window's "bounds:" line, one a line
 bounds_field() { sed -n 's/^stackscope: bounds: //p' err.txt | tr -c '0-9.\n' ' ' | awk -v n="$1" '{ print $n }'; }
 
+# churn_until_two_trims MS ROUNDS: churn.sh, run as stackscope's command,
+# starts copies c0..c9 of the victim (each spinning MS ms) five at a time
+# until err.txt holds two "bounds:" lines (two trims) or ROUNDS rounds
+# passed; it writes how many it started to `started`
+churn_until_two_trims() {
+	cat >churn.sh <<-EOF
+	n=0 r=0
+	while [ \$(grep -c '^stackscope: bounds:' err.txt) -lt 2 ] && [ \$r -lt $2 ]; do
+		for ((k = 0; k < 5; k++)); do ./c\$(((r * 5 + k) % $PER_GROUP)) $1 & done
+		wait
+		n=\$((n + 5)) r=\$((r + 1))
+	done
+	echo \$n >started
+	EOF
+}
+
 test_bounds_churn_windows() {
 	local g i p
 	for ((g = 0; g < GROUPS_N; g++)); do
@@ -70,15 +86,7 @@ test_bounds_churn_windows() {
 test_bounds_churn_one_report() {
 	local i p total samples early named
 	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
-	cat >churn.sh <<-EOF
-	n=0 r=0
-	while [ \$(grep -c '^stackscope: bounds:' err.txt) -lt 2 ] && [ \$r -lt 2000 ]; do
-		for ((k = 0; k < 5; k++)); do ./c\$(((r * 5 + k) % $PER_GROUP)) 10 & done
-		wait
-		n=\$((n + 5)) r=\$((r + 1))
-	done
-	echo \$n >started
-	EOF
+	churn_until_two_trims 10 2000
 	"$SS" profile -F 499 -v -o out.folded -- bash churn.sh 2>err.txt ||
 		fail "profile failed: $(tail -3 err.txt)"
 	p=$(cat started)
@@ -103,15 +111,7 @@ test_bounds_churn_one_report() {
 test_bounds_offcpu_churn() {
 	local i p early named kept_exited
 	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
-	cat >churn.sh <<-EOF
-	n=0 r=0
-	while [ \$(grep -c '^stackscope: bounds:' err.txt) -lt 2 ] && [ \$r -lt 600 ]; do
-		for ((k = 0; k < 5; k++)); do ./c\$(((r * 5 + k) % $PER_GROUP)) 10 & done
-		wait
-		n=\$((n + 5)) r=\$((r + 1))
-	done
-	echo \$n >started
-	EOF
+	churn_until_two_trims 10 600
 	"$SS" offcpu -v -o out.folded -- bash churn.sh 2>err.txt ||
 		fail "offcpu failed: $(tail -3 err.txt)"
 	p=$(cat started)
@@ -136,15 +136,7 @@ test_bounds_offcpu_churn() {
 test_bounds_syscalls_stacks_churn() {
 	local i p dropped kept_exited calls
 	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
-	cat >churn.sh <<-EOF
-	n=0 r=0
-	while [ \$(grep -c '^stackscope: bounds:' err.txt) -lt 2 ] && [ \$r -lt 600 ]; do
-		for ((k = 0; k < 5; k++)); do ./c\$(((r * 5 + k) % $PER_GROUP)) 1 & done
-		wait
-		n=\$((n + 5)) r=\$((r + 1))
-	done
-	echo \$n >started
-	EOF
+	churn_until_two_trims 1 600
 	# -v -v: a "bounds:" line at every trim, paced by the churn
 	"$SS" syscalls -f -k -v -v -e exit_group -o sc.txt -- bash churn.sh 2>err.txt ||
 		fail "syscalls failed: $(tail -3 err.txt)"

@@ -12,7 +12,7 @@
 set -eu
 
 build="make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libcurl4-openssl-dev pkg-config systemtap-sdt-dev"
-test="$build gcc binutils libxml2-utils python3 strace golang-go mandoc"
+test="$build gcc binutils libxml2-utils python3 strace golang-go mandoc dwz"
 fuzz="$test libclang-rt-dev"
 bench="$build gcc linux-perf bpftrace hyperfine time strace uftrace"
 doc="scdoc"

@@ -11,6 +11,10 @@
 #   scripts/soak.sh [BUILD_DIR]      (make soak)
 #   SOAK_CMD='stackscope profile --every 60 -o /tmp/x.folded' scripts/soak.sh
 # SOAK_CMD is run by bash; the process measured is the one it starts.
+# SOAK_CMD_B, when set, is a second command measured side by side under
+# the same churn (an older build, say): its columns and slopes follow,
+# named with _b.
+#   rss_b_slope_mb_per_min=X fd_b_slope_per_min=Y ...
 set -u
 BUILD=${1:-build}
 BUILD=$(cd "$BUILD" && pwd)
@@ -28,12 +32,18 @@ for ((i = 0; i < NBIN; i++)); do cp "$SPIN" "$DIR/bin$i"; done
 cleanup() {
 	[ -n "${CHURN:-}" ] && kill "$CHURN" 2>/dev/null
 	[ -n "${PID:-}" ] && kill -INT "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	[ -n "${PID_B:-}" ] && kill -INT "$PID_B" 2>/dev/null && wait "$PID_B" 2>/dev/null
 	rm -rf "$DIR"
 }
 trap cleanup EXIT
 
 bash -c "exec $CMD" 2>"$DIR/err.txt" &
 PID=$!
+PID_B=
+if [ -n "${SOAK_CMD_B:-}" ]; then
+	bash -c "exec $SOAK_CMD_B" 2>"$DIR/err_b.txt" &
+	PID_B=$!
+fi
 # the churn: RATE processes a second, round robin over the binaries
 (
 	i=0
@@ -50,21 +60,29 @@ CHURN=$!
 
 end=$((SECONDS + MINUTES * 60))
 : >"$DIR/samples"
-echo "# t_s rss_kb fds"
+echo "# t_s rss_kb fds${PID_B:+ rss_b_kb fds_b}"
 while [ $SECONDS -lt $end ] && kill -0 "$PID" 2>/dev/null; do
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$PID/status" 2>/dev/null)
 	fds=$(ls "/proc/$PID/fd" 2>/dev/null | wc -l)
-	[ -n "$rss" ] && echo "$SECONDS $rss $fds" | tee -a "$DIR/samples"
+	b=
+	[ -n "$PID_B" ] && b=" $(awk '/^VmRSS:/ { print $2 }' "/proc/$PID_B/status" 2>/dev/null) $(ls "/proc/$PID_B/fd" 2>/dev/null | wc -l)"
+	[ -n "$rss" ] && echo "$SECONDS $rss $fds$b" | tee -a "$DIR/samples"
 	sleep "$EVERY"
 done
 kill -0 "$PID" 2>/dev/null || { echo "soak: the command ended early: $(tail -3 "$DIR/err.txt")" >&2; exit 1; }
+[ -z "$PID_B" ] || kill -0 "$PID_B" 2>/dev/null || { echo "soak: SOAK_CMD_B ended early: $(tail -3 "$DIR/err_b.txt")" >&2; exit 1; }
 # least-squares slopes over the second half
-awk -v half=$((MINUTES * 30)) '
-	$1 >= half { n++; x += $1; y += $2; f += $3; xx += $1 * $1; xy += $1 * $2; xf += $1 * $3
-		if (n == 1) { r0 = $2; f0 = $3 } r1 = $2; f1 = $3 }
+slopes() {
+	awk -v half=$((MINUTES * 30)) -v rc="$1" -v fc="$2" -v sfx="$3" '
+	$1 >= half { n++; x += $1; y += $rc; f += $fc; xx += $1 * $1; xy += $1 * $rc; xf += $1 * $fc
+		if (n == 1) { r0 = $rc; f0 = $fc } r1 = $rc; f1 = $fc }
 	END {
 		if (n < 2) { print "soak: too few samples"; exit 1 }
 		d = n * xx - x * x
-		printf "rss_slope_mb_per_min=%.3f fd_slope_per_min=%.3f rss_first_mb=%.1f rss_last_mb=%.1f fds_first=%d fds_last=%d\n",
-			(n * xy - x * y) / d * 60 / 1024, (n * xf - x * f) / d * 60, r0 / 1024, r1 / 1024, f0, f1
+		printf "rss%s_slope_mb_per_min=%.3f fd%s_slope_per_min=%.3f rss%s_first_mb=%.1f rss%s_last_mb=%.1f fds%s_first=%d fds%s_last=%d\n",
+			sfx, (n * xy - x * y) / d * 60 / 1024, sfx, (n * xf - x * f) / d * 60,
+			sfx, r0 / 1024, sfx, r1 / 1024, sfx, f0, sfx, f1
 	}' "$DIR/samples"
+}
+slopes 2 3 ""
+[ -z "$PID_B" ] || slopes 4 5 _b

@@ -197,6 +197,32 @@ close_fd:
 	return err;
 }
 
+uint32_t map_count_u32(int map_fd, uint32_t max)
+{
+	__u32 key, cur, n = 0;
+
+	for (void *prev = NULL; n < max && !bpf_map_get_next_key(map_fd, prev, &key); prev = &cur) {
+		cur = key;
+		n++;
+	}
+	return n;
+}
+
+void say_proc_maps(int gens_fd, int targets_fd)
+{
+	struct bpf_map_info gi = {}, ti = {};
+	__u32 len = sizeof(gi);
+
+	if (!verbose || bpf_obj_get_info_by_fd(gens_fd, &gi, &len))
+		return;
+	len = sizeof(ti);
+	if (bpf_obj_get_info_by_fd(targets_fd, &ti, &len))
+		return;
+	debug("kernel maps: %u address spaces in gens (of %u), %u processes in targets (of %u)",
+	      map_count_u32(gens_fd, gi.max_entries), gi.max_entries,
+	      map_count_u32(targets_fd, ti.max_entries), ti.max_entries);
+}
+
 uint64_t percpu_sum(int map_fd, uint32_t idx)
 {
 	int ncpu = libbpf_num_possible_cpus();

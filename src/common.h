@@ -31,6 +31,15 @@ double now_sec(void);
  * counters; 0 when it cannot be read. */
 uint64_t percpu_sum(int map_fd, uint32_t idx);
 
+/* The entries of a BPF hash map keyed by a __u32 (a pid), counted by
+ * walking its keys (at most max: a map changing under the walk cannot
+ * keep it going). */
+uint32_t map_count_u32(int map_fd, uint32_t max);
+/* -v: how many processes the kernel side keeps now in the `gens` and
+ * `targets` maps of bpf/procs.bpf.h (fds; the live processes it saw, not
+ * every one). */
+void say_proc_maps(int gens_fd, int targets_fd);
+
 /* Parses "PID[,PID...]" into a new array; each pid must name a live
  * process.  Returns the count or -errno (message printed). */
 int parse_pid_list(const char *arg, pid_t **out);

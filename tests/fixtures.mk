@@ -208,3 +208,27 @@ $(SYMFIX_DIR)/%.a2l: $(SYMFIX_DIR)/%
 	done > $@.tmp
 	rm -f $@.addrs
 	mv $@.tmp $@
+
+# DWARF shared through a dwz alt file (test_debugfile.c), in
+# $(SYMFIX_DIR)/dwz/: a and b, graph_wl.c at -O0 -g twice, whose common
+# DIEs and strings `dwz -m` moved to common.debug (named by its base name
+# in their .gnu_debugaltlink, beside them); hostile/ holds a copy of a
+# whose alt link names "../common.debug".  Without dwz (Debian's dwz, the
+# test group of scripts/deps.sh) nothing is made and the test says skipped.
+DWZ_DIR := $(SYMFIX_DIR)/dwz
+fixtures: $(DWZ_DIR)/stamp
+
+$(DWZ_DIR)/stamp: tests/workloads/graph/graph_wl.c
+	rm -rf $(DWZ_DIR)
+	mkdir -p $(DWZ_DIR)
+	if command -v dwz >/dev/null; then \
+		$(CC) -O0 -g -o $(DWZ_DIR)/a $< && \
+		$(CC) -O0 -g -DDWZ_COPY_B -o $(DWZ_DIR)/b $< && \
+		cd $(DWZ_DIR) && dwz -m common.debug -M common.debug a b && \
+		mkdir hostile && objcopy --dump-section .gnu_debugaltlink=link a link.tmp && \
+		python3 -c 'import sys; d = open("link", "rb").read(); \
+			open("link.bad", "wb").write(b"../common.debug\0" + d[d.index(b"\0") + 1:])' && \
+		objcopy --update-section .gnu_debugaltlink=link.bad a hostile/a && \
+		rm link link.bad link.tmp; \
+	fi
+	touch $@

@@ -88,4 +88,26 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	return 0;
 }
 
+/* A process is gone: its last task (the leader, freed once the process
+ * is reaped, after every thread and every sample or record of it) leaves
+ * no `gens` or `targets` entry behind, so their occupancy follows the live
+ * processes, not every process a long run saw (and an LRU never evicts a
+ * live process's gen for a dead one's).  Not at sched_process_exit: the
+ * exit path (exit_mm, exit_files) still runs, sampled, under the gen.
+ * The leader's task is freed for a process that lives on after a thread
+ * other than the leader exec'd (de_thread); its `live` count says which.
+ * The pid was freed a grace period before, but pids are handed out
+ * cyclically: the same one comes back only after pid_max others. */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(on_free, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	if (p->pid != tgid || BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	bpf_map_delete_elem(&gens, &tgid);
+	bpf_map_delete_elem(&targets, &tgid);
+	return 0;
+}
+
 #endif

@@ -17,7 +17,9 @@
  * the process can happen between, so the address space of a sample with
  * gen G is the newest one whose side-band record is older than G (trace/
  * sideband.c, sym/proctab.c).  A pid reused during the run is a new
- * fork, hence a new gen: the dead process's samples keep its mappings. */
+ * fork, hence a new gen: the dead process's samples keep its mappings.
+ * A process's entries in both maps go when its last task is freed
+ * (`on_free`): the maps hold the live processes (-v counts them). */
 #ifndef STACKSCOPE_BPF_PROCS_H
 #define STACKSCOPE_BPF_PROCS_H
 

@@ -83,6 +83,7 @@ struct offcpu_run {
 	uint64_t tiny_waits;	/* ... and the waits they sum */
 	struct waker_extra w;	/* the waker half of the snapshot being decoded */
 	struct stack_sample smp;	/* the wait being added (too big for the stack) */
+	uint64_t early_pending;		/* pending waits of exited threads named early */
 };
 
 static int parse_args(struct offcpu_run *r, int argc, char **argv)
@@ -195,6 +196,8 @@ static bool decode_snapshot(const void *data, size_t size, struct stack_snapshot
 	return true;
 }
 
+static int name_exited(void *ctx, struct stackpipe *sp);
+
 static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 {
 	struct offcpu_run *r = ctx;
@@ -245,6 +248,9 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	if (!err && snapshots_on(r))
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
 					      decode_snapshot, r);
+	/* named when their processes exit, so that those can go */
+	if (!err)
+		stackpipe_name_exited(sp, name_exited, r);
 	if (!err && snapshots_on(r) && stackcmd_kunwind(&r->o))
 		err = stackpipe_add_kunwind(sp, &(struct stackpipe_kunwind){
 			.rows_fd = bpf_map__fd(skel->maps.unwind_rows), .rows = r->o.unwind_rows,
@@ -256,7 +262,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		return err;
 	/* fork/exec tracking first, so no generation is missed */
 	struct bpf_program *progs[] = {
-		skel->progs.on_fork, skel->progs.on_exec, skel->progs.on_switch,
+		skel->progs.on_fork, skel->progs.on_exec, skel->progs.on_free, skel->progs.on_switch,
 		r->wakers ? skel->progs.on_waking : NULL,
 		snapshots_on(r) ? skel->progs.on_sys_exit : NULL,
 	};
@@ -315,6 +321,118 @@ static int add_wait(struct stackpipe *sp, struct offcpu_run *r, const struct off
 	return stackpipe_add(sp, smp);
 }
 
+/* A wait whose user stack was copied at syscall exit and unwound here. */
+static int add_unwound(struct stackpipe *sp, struct offcpu_run *r, const struct stackagg_entry *e)
+{
+	struct offcpu_key k = { .pid = e->pid, .tid = e->tid, .gen = e->gen, .kstack = e->kstack };
+
+	memcpy(k.comm, e->comm, sizeof(k.comm));
+	if (e->extra_len == sizeof(struct waker_extra)) {
+		const struct waker_extra *w = e->extra;
+
+		k.waker_pid = w->pid;
+		k.waker_gen = w->gen;
+		k.waker_kstack = w->kstack;
+		k.waker_ustack = w->ustack;
+		memcpy(k.waker_comm, w->comm, sizeof(k.waker_comm));
+	}
+	return add_wait(sp, r, &k, e->value, e->events, e->ips, e->n, e->truncated);
+}
+
+/* arr with room for twice *cap elements of size (64 at first); NULL
+ * (arr freed) when out of memory */
+static void *grow(void *arr, size_t *cap, size_t size)
+{
+	void *n;
+
+	*cap = *cap ? 2 * *cap : 64;
+	n = realloc(arr, *cap * size);
+	if (!n)
+		free(arr);
+	return n;
+}
+
+/* A key whose user frames need a process that exited: the blocked one, or
+ * with --wakers the waker. */
+static bool of_exited(struct stackpipe *sp, struct offcpu_run *r, const struct offcpu_key *k)
+{
+	return stackpipe_exited(sp, k->pid) ||
+	       (r->wakers && k->waker_pid && stackpipe_exited(sp, k->waker_pid));
+}
+
+/* The waits of processes that exited, named at a trim so that their
+ * processes can go (a long run keeps the live ones): those counted in
+ * `counts` and left in `pending` (threads that never came back to user
+ * space) taken out of the maps, those unwound here out of the pipeline's
+ * aggregation.  Keys are gathered before any is taken out (a deleted key
+ * would restart the map's walk).  A key taken out while its blocked
+ * thread lives (its waker exited) starts again from zero in the kernel,
+ * atomically: lookup-and-delete.  Returns the waits named or -errno. */
+static int name_exited(void *ctx, struct stackpipe *sp)
+{
+	struct offcpu_run *r = ctx;
+	int counts_fd = bpf_map__fd(r->skel->maps.counts);
+	int pending_fd = bpf_map__fd(r->skel->maps.pending);
+	struct offcpu_key key, cur, *keys = NULL;
+	size_t nkeys = 0, ntids = 0, cap = 0, tcap = 0;
+	__u32 tid, ctid, *tids = NULL;
+	struct stackagg *taken;
+	int named = 0, err = 0;
+
+	for (void *prev = NULL; bpf_map_get_next_key(counts_fd, prev, &key) == 0; prev = &cur) {
+		cur = key;
+		if (!of_exited(sp, r, &key))
+			continue;
+		if (nkeys == cap && !(keys = grow(keys, &cap, sizeof(*keys)))) {
+			err = -ENOMEM;
+			break;
+		}
+		keys[nkeys++] = key;
+	}
+	for (void *prev = NULL; !err && snapshots_on(r) &&
+	     bpf_map_get_next_key(pending_fd, prev, &tid) == 0; prev = &ctid) {
+		struct offcpu_pending p;
+
+		ctid = tid;
+		if (bpf_map_lookup_elem(pending_fd, &tid, &p) || !stackpipe_exited(sp, p.key.pid))
+			continue;
+		if (ntids == tcap && !(tids = grow(tids, &tcap, sizeof(*tids)))) {
+			err = -ENOMEM;
+			break;
+		}
+		tids[ntids++] = tid;
+	}
+	for (size_t i = 0; i < nkeys && !err; i++) {
+		struct offcpu_value v;
+
+		if (bpf_map_lookup_and_delete_elem(counts_fd, &keys[i], &v))
+			continue;
+		err = add_wait(sp, r, &keys[i], v.ns, v.waits, NULL, 0, false);
+		named++;
+	}
+	/* their threads are gone: nothing writes these entries any more */
+	for (size_t i = 0; i < ntids && !err; i++) {
+		struct offcpu_pending p;
+
+		if (bpf_map_lookup_and_delete_elem(pending_fd, &tids[i], &p))
+			continue;
+		err = add_wait(sp, r, &p.key, p.ns, p.waits, NULL, 0, false);
+		r->early_pending++;
+		named++;
+	}
+	free(keys);
+	free(tids);
+	if (err || !snapshots_on(r))
+		return err ? err : named;
+	taken = stackpipe_take_exited(sp);
+	if (!taken)
+		return -errno;
+	for (size_t i = 0; i < stackagg_count(taken) && !err; i++, named++)
+		err = add_unwound(sp, r, stackagg_get(taken, i));
+	stackagg_free(taken);
+	return err ? err : named;
+}
+
 static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 {
 	struct offcpu_run *r = ctx;
@@ -339,21 +457,7 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 	}
 	/* waits whose user stack was copied at syscall exit */
 	for (size_t i = 0; unwound && i < stackagg_count(unwound); i++) {
-		const struct stackagg_entry *e = stackagg_get(unwound, i);
-		struct offcpu_key k = { .pid = e->pid, .tid = e->tid, .gen = e->gen,
-					.kstack = e->kstack };
-
-		memcpy(k.comm, e->comm, sizeof(k.comm));
-		if (e->extra_len == sizeof(struct waker_extra)) {
-			const struct waker_extra *w = e->extra;
-
-			k.waker_pid = w->pid;
-			k.waker_gen = w->gen;
-			k.waker_kstack = w->kstack;
-			k.waker_ustack = w->ustack;
-			memcpy(k.waker_comm, w->comm, sizeof(k.waker_comm));
-		}
-		err = add_wait(sp, r, &k, e->value, e->events, e->ips, e->n, e->truncated);
+		err = add_unwound(sp, r, stackagg_get(unwound, i));
 		if (err)
 			return err;
 	}
@@ -375,17 +479,19 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 			return err;
 	}
 	debug("%llu switch-outs, %llu intervals counted (%llu with a deferred user stack, "
-	      "%llu with the frame-pointer one, %llu pending at the end), %llu stacks under 0.5 us "
+	      "%llu with the frame-pointer one, %llu pending at the end, %llu of exited threads before), %llu stacks under 0.5 us "
 	      "in all left out (%llu waits); starts full %llu, pending full %llu, counts full %llu, ring full %llu",
 	      (unsigned long long)stat_sum(r, OSTAT_SWITCHES),
 	      (unsigned long long)stat_sum(r, OSTAT_INTERVALS),
 	      (unsigned long long)stat_sum(r, OSTAT_SNAPSHOTS),
 	      (unsigned long long)stat_sum(r, OSTAT_FALLBACK), (unsigned long long)leftover,
+	      (unsigned long long)r->early_pending,
 	      (unsigned long long)r->tiny, (unsigned long long)r->tiny_waits,
 	      (unsigned long long)stat_sum(r, OSTAT_STARTS_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_PENDING_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_DROPPED),
 	      (unsigned long long)stat_sum(r, OSTAT_RING_FULL));
+	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 	stackpipe_count(sp, s, "blocked intervals", stat_sum(r, OSTAT_INTERVALS),
 			stat_sum(r, OSTAT_DROPPED) + stat_sum(r, OSTAT_STARTS_FULL),
 			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +

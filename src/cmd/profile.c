@@ -451,6 +451,8 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		err = attach_program(s, skel->progs.on_fork);
 	if (!err)
 		err = attach_program(s, skel->progs.on_exec);
+	if (!err)
+		err = attach_program(s, skel->progs.on_free);
 	if (!err) {
 		int n = attach_perf_cpus(s, bpf_program__fd(skel->progs.on_sample),
 					 PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true, r->hz);
@@ -646,6 +648,7 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 	      (unsigned long long)stat_sum(r, PSTAT_DROPPED),
 	      (unsigned long long)recursion_misses(r));
 	ring_bytes_line(stat_sum(r, PSTAT_SAMPLES), r->snap_bytes, stackpipe_kunwind_bytes(sp));
+	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 	stackpipe_count(sp, s, "samples", stat_sum(r, PSTAT_SAMPLES),
 			stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),
 			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +

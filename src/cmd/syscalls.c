@@ -407,7 +407,7 @@ static int setup(struct sc_run *r, struct session *s)
 		return err;
 	struct bpf_program *progs[] = {
 		skel->progs.on_sys_enter, skel->progs.on_sys_exit, skel->progs.on_exit,
-		skel->progs.on_fork, skel->progs.on_exec,
+		skel->progs.on_fork, skel->progs.on_exec, skel->progs.on_free,
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(progs) && !err; i++)
 		err = attach_program(s, progs[i]);
@@ -500,6 +500,9 @@ static int finish(struct sc_run *r, struct session *s)
 			      ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 			      (unsigned long long)r->records);
 		}
+		if (r->sp)
+			stackpipe_say_bounds(r->sp);
+		say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 		session_count(s, "records", r->records, 0);
 		session_count(s, "lost records", percpu_sum(stats, SCSTAT_LOST), SESSION_LOSS);
 	} else {

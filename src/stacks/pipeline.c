@@ -48,6 +48,8 @@ struct stackpipe {
 	/* bounded long runs: caches trimmed at safe points (stackpipe_trim) */
 	bool streaming;
 	int early_fd;		/* stackpipe_resolve_early(): kstacks; -1 none */
+	stackpipe_name_fn name_exited;	/* stackpipe_name_exited() */
+	void *name_ctx;
 	uint64_t early;		/* aggregated snapshots named early */
 	double last_trim;	/* CLOCK_MONOTONIC s */
 	uint64_t trims, released, sym_resets;
@@ -217,6 +219,68 @@ void stackpipe_resolve_early(struct stackpipe *sp, int kstacks_fd)
 	sp->early_fd = kstacks_fd;
 }
 
+/* An aggregated entry added to another aggregation as it is. */
+static int agg_copy(struct stackagg *to, const struct stackagg_entry *e)
+{
+	return stackagg_add(to, &(struct stackagg_key){ .pid = e->pid, .gen = e->gen,
+				.tid = e->tid, .comm = e->comm, .kstack = e->kstack,
+				.extra = e->extra, .extra_len = e->extra_len },
+			    e->ips, e->n, e->truncated, e->value, e->events);
+}
+
+void stackpipe_name_exited(struct stackpipe *sp, stackpipe_name_fn fn, void *ctx)
+{
+	sp->name_exited = fn;
+	sp->name_ctx = ctx;
+}
+
+bool stackpipe_exited(struct stackpipe *sp, uint32_t pid)
+{
+	return proctab_done(sp->pt, pid);
+}
+
+struct stackagg *stackpipe_take_exited(struct stackpipe *sp)
+{
+	const struct stackagg *a = sp->unwound[0];
+	struct stackagg *taken = stackagg_new(), *rest = stackagg_new();
+	int err = taken && rest ? 0 : -ENOMEM;
+
+	for (size_t i = 0; a && i < stackagg_count(a) && !err; i++) {
+		const struct stackagg_entry *e = stackagg_get(a, i);
+
+		err = agg_copy(proctab_done(sp->pt, e->pid) ? taken : rest, e);
+	}
+	if (err) {
+		stackagg_free(taken);
+		stackagg_free(rest);
+		errno = -err;
+		return NULL;
+	}
+	if (a) {
+		stackagg_free(sp->unwound[0]);
+		sp->unwound[0] = rest;
+	} else {
+		stackagg_free(rest);
+	}
+	return taken;
+}
+
+/* The command's naming of the stacks of exited processes (offcpu's: its
+ * kernel maps and the snapshots taken out).  0 when all are named. */
+static int name_exited(struct stackpipe *sp)
+{
+	int n = sp->name_exited(sp->name_ctx, sp);
+
+	if (n < 0) {
+		msg("naming the stacks of exited processes early: %s; named at the end",
+		    strerror(-n));
+		sp->name_exited = NULL;
+		return n;
+	}
+	sp->early += n;
+	return 0;
+}
+
 /* The aggregated snapshots of exited processes named into the stacks
  * model, the others kept for later.  0 or -errno (all kept). */
 static int resolve_exited(struct stackpipe *sp)
@@ -240,11 +304,7 @@ static int resolve_exited(struct stackpipe *sp)
 		const struct stackagg_entry *e = stackagg_get(a, i);
 
 		if (!proctab_done(sp->pt, e->pid))
-			err = stackagg_add(rest, &(struct stackagg_key){ .pid = e->pid,
-						.gen = e->gen, .tid = e->tid, .comm = e->comm,
-						.kstack = e->kstack, .extra = e->extra,
-						.extra_len = e->extra_len },
-					   e->ips, e->n, e->truncated, e->value, e->events);
+			err = agg_copy(rest, e);
 	}
 	if (err) {
 		stackagg_free(rest);
@@ -269,13 +329,7 @@ static int resolve_exited(struct stackpipe *sp)
 			 * processes kept: the caller releases none) */
 			for (size_t j = i; j < n; j++) {
 				e = stackagg_get(a, j);
-				if (proctab_done(sp->pt, e->pid) &&
-				    stackagg_add(rest, &(struct stackagg_key){ .pid = e->pid,
-						.gen = e->gen, .tid = e->tid, .comm = e->comm,
-						.kstack = e->kstack, .extra = e->extra,
-						.extra_len = e->extra_len },
-					   e->ips, e->n, e->truncated, e->value, e->events) &&
-				    !sp->snap_err)
+				if (proctab_done(sp->pt, e->pid) && agg_copy(rest, e) && !sp->snap_err)
 					sp->snap_err = -ENOMEM;
 			}
 			sp->early_fd = -1;
@@ -313,6 +367,8 @@ static void trim(struct stackpipe *sp, bool resolved)
 		proctab_reap(sp->pt);
 	/* named now, so their processes can go */
 	if (sp->early_fd >= 0 && !resolve_exited(sp))
+		resolved = true;
+	if (sp->name_exited && !name_exited(sp))
 		resolved = true;
 	if (sp->sym || sp->user_sym)
 		sp->sym_resets++;
@@ -649,6 +705,29 @@ int stackpipe_write(struct stackpipe *sp, FILE *f, const struct stackpipe_report
 	return report_folded_write(f, sp->stacks);
 }
 
+void stackpipe_say_bounds(struct stackpipe *sp)
+{
+	size_t procs, exited, dropped;
+	struct symcache_stats cs;
+
+	if (!sp->sb)
+		return;
+	proctab_collect(sp->pt, true);
+	proctab_stats(sp->pt, &procs, &exited, &dropped);
+	symcache_stats(sp->sc, &cs);
+	debug("processes: %zu kept, %zu of them exited (sampled), %zu dropped after "
+	      "exiting (%llu once their samples were named, %llu stacks named early); "
+	      "%zu binaries loaded",
+	      procs, exited, dropped, (unsigned long long)sp->released,
+	      (unsigned long long)sp->early,
+	      symcache_count(sp->sc));
+	debug("caches: %llu trims (%llu symbolizers freed); binaries: %zu held, %.1f MiB "
+	      "(peak %.1f MiB), %llu evicted (%.1f MiB)", (unsigned long long)sp->trims,
+	      (unsigned long long)sp->sym_resets, cs.entries, cs.bytes / 1048576.0,
+	      cs.peak_bytes / 1048576.0, (unsigned long long)cs.evicted,
+	      cs.evicted_bytes / 1048576.0);
+}
+
 void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events,
 		     uint64_t taken, uint64_t lost, uint64_t lost_stacks)
 {
@@ -684,26 +763,7 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 	if (sp->sb)
 		session_count(s, "mmap/exec records lost", sideband_lost(sp->sb),
 			      SESSION_LOSS | SESSION_IF_ANY);
-	if (sp->sb) {
-		size_t procs, exited, dropped;
-
-		struct symcache_stats cs;
-
-		proctab_collect(sp->pt, true);
-		proctab_stats(sp->pt, &procs, &exited, &dropped);
-		symcache_stats(sp->sc, &cs);
-		debug("processes: %zu kept, %zu of them exited (sampled), %zu dropped after "
-		      "exiting (%llu once their samples were named, %llu stacks named early); "
-		      "%zu binaries loaded",
-		      procs, exited, dropped, (unsigned long long)sp->released,
-		      (unsigned long long)sp->early,
-		      symcache_count(sp->sc));
-		debug("caches: %llu trims (%llu symbolizers freed); binaries: %zu held, %.1f MiB "
-		      "(peak %.1f MiB), %llu evicted (%.1f MiB)", (unsigned long long)sp->trims,
-		      (unsigned long long)sp->sym_resets, cs.entries, cs.bytes / 1048576.0,
-		      cs.peak_bytes / 1048576.0, (unsigned long long)cs.evicted,
-		      cs.evicted_bytes / 1048576.0);
-	}
+	stackpipe_say_bounds(sp);
 	if (sp->sym)
 		debug("%zu binaries symbolized, %llu addresses named by perf maps",
 		      symbolizer_binaries(sp->sym), (unsigned long long)st.jit);

@@ -128,6 +128,19 @@ void stackpipe_streaming(struct stackpipe *sp);
  * handle from the stack store kstacks_fd), and the processes dropped, so
  * that the run keeps only its live processes and the stacks by name. */
 void stackpipe_resolve_early(struct stackpipe *sp, int kstacks_fd);
+/* Names the stacks of exited processes at a trim: a command whose
+ * stacks are read from its own maps after the run (offcpu) names, at
+ * each trim, those of the processes that exited (stackpipe_exited(): their
+ * last records are read) into the stacks model (stackpipe_add()), the
+ * aggregated snapshots among them taken out by stackpipe_take_exited(),
+ * and returns how many it named; their processes are dropped then.  A
+ * -errno keeps them all and names the rest at the end (said once). */
+typedef int (*stackpipe_name_fn)(void *ctx, struct stackpipe *sp);
+void stackpipe_name_exited(struct stackpipe *sp, stackpipe_name_fn fn, void *ctx);
+bool stackpipe_exited(struct stackpipe *sp, uint32_t pid);
+/* Slot 0's aggregated snapshots of exited processes, taken out (the
+ * caller names and frees them); NULL with errno (none taken). */
+struct stackagg *stackpipe_take_exited(struct stackpipe *sp);
 /* Bounded long runs: at a safe point (every sample read so far is named;
  * no frame a symbolizer gave is held), the exited processes, the
  * symbolizer's caches and the binaries no kept process maps (beyond
@@ -172,6 +185,10 @@ int stackpipe_read_ustack(int stacks_fd, __u64 handle, uint64_t *ips, bool *trun
 /* Stacks the BPF stack store could not record (its `stack_errors` map),
  * every reason together; the split goes to -v. */
 uint64_t stackpipe_stack_errors(int map_fd);
+
+/* -v: the processes and binaries kept, dropped and evicted (what
+ * stackpipe_count() says too; syscalls -k's end). */
+void stackpipe_say_bounds(struct stackpipe *sp);
 
 /* Symbolizes a sample and adds it to the stacks model. */
 int stackpipe_add(struct stackpipe *sp, const struct stack_sample *smp);

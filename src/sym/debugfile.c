@@ -170,6 +170,10 @@ static bool matches(int fd, const char *path, const struct debugref *ref, bool b
 		return false;
 	}
 	len = dwelf_elf_gnu_build_id(elf, &bid);
+	if (ref->need_build_id && len <= 0) {
+		elf_end(elf);
+		return false;
+	}
 	if (len > 0 && ref->build_id_len) {
 		bool same = (size_t)len == ref->build_id_len &&
 			    !memcmp(bid, ref->build_id, (size_t)len);
@@ -256,4 +260,28 @@ int debugfile_find(const struct debugref *ref, debugfile_accept_fn accept, void 
 	    !offer(ref, owner, debug_root, rel, true, accept, arg))
 		return 0;
 	return -ENOENT;
+}
+
+int debugfile_find_alt(const char *bin, const char *name, const void *build_id,
+		       size_t build_id_len, debugfile_accept_fn accept, void *arg)
+{
+	struct debugref ref = { .bin = bin, .build_id = build_id, .build_id_len = build_id_len,
+				.need_build_id = true };
+	size_t rootlen = strlen(debug_root);
+	struct stat st;
+
+	if (!build_id_len || !name)
+		return -ENOENT;
+	if (name[0] == '/' && !strncmp(name, debug_root, rootlen) && name[rootlen] == '/') {
+		if (stat(bin, &st))
+			return -errno;
+		if (!offer(&ref, st.st_uid, debug_root, name + rootlen + 1, false, accept, arg))
+			return 0;
+	} else if (plain_name(name)) {
+		ref.link = name;
+	} else {
+		debug("%s: .gnu_debugaltlink \"%s\" is neither a plain file name nor below %s: "
+		      "not followed", bin, name, debug_root);
+	}
+	return debugfile_find(&ref, accept, arg);
 }

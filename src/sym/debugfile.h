@@ -10,6 +10,7 @@
  * carry the binary's build id (when both have one) or the link's CRC. */
 #ifndef STACKSCOPE_SYM_DEBUGFILE_H
 #define STACKSCOPE_SYM_DEBUGFILE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -20,6 +21,7 @@ struct debugref {
 	size_t build_id_len;
 	const char *link;		/* .gnu_debuglink name; NULL: none */
 	uint32_t crc;			/* its CRC */
+	bool need_build_id;		/* a candidate must carry build_id */
 };
 
 /* Called with each acceptable candidate (fd, path); takes fd in every
@@ -30,6 +32,17 @@ typedef int (*debugfile_accept_fn)(int fd, const char *path, void *arg);
  * link beside the binary, in .debug/, under ROOT.  0 once one is taken,
  * else -ENOENT. */
 int debugfile_find(const struct debugref *ref, debugfile_accept_fn accept, void *arg);
+
+/* dwz's alt file of bin's DWARF (bin: the file holding it, the binary or
+ * its debug file), named by its .gnu_debugaltlink: name and the alt's
+ * build id (required: a candidate must carry it).  Candidates: by build
+ * id, then a plain base name as a debuglink's (beside bin, its .debug/,
+ * ROOT/BINDIR/), or an absolute name below ROOT (Debian's
+ * /usr/lib/debug/.dwz/...) walked as debugfile_open_beneath() walks.  A
+ * name with "/" elsewhere is not followed.  0 once one is taken, else
+ * -ENOENT. */
+int debugfile_find_alt(const char *bin, const char *name, const void *build_id,
+		       size_t build_id_len, debugfile_accept_fn accept, void *arg);
 
 /* Opens rel below the directory root, following no symlink in rel: a
  * regular file owned by root or owner, O_NONBLOCK.  rel's components may

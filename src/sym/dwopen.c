@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <gelf.h>
+#include <elfutils/libdwelf.h>
 #include "common.h"
 #include "sym/debugfile.h"
 #include "sym/dwopen.h"
@@ -53,6 +54,51 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* dwz's alt file, named by dw's .gnu_debugaltlink (a name and the alt's
+ * build id): found by debugfile's rules next to the file that holds dw
+ * (the debug file found, else the binary) and given to libdw.  When none
+ * is found, libdw is told there is none: its own search on first use of
+ * an alt form would open the link's path as it is (any "..", symlink or
+ * FIFO) and /usr/lib/debug/.build-id/ through symlinks.  (void *)-1 is
+ * what libdw's dwarf_getalt() itself leaves after a search that found
+ * nothing: "tried, none", freed by nobody. */
+static void set_alt(struct dwopen *d, const char *path)
+{
+	struct found_debug f = { -1, NULL };
+	const char *name, *mainfile = NULL, *debugfile = NULL;
+	const void *id;
+	ssize_t n = dwelf_dwarf_gnu_debugaltlink(d->dw, &name, &id);
+
+	if (n <= 0)
+		return;
+	dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+	if (!debugfile_find_alt(debugfile ? debugfile : mainfile ? mainfile : path, name, id,
+				(size_t)n, take_fd, &f)) {
+		d->alt_fd = f.fd;
+		d->alt_elf = elf_begin(f.fd, ELF_C_READ_MMAP, NULL);
+		d->alt = d->alt_elf ? dwarf_begin_elf(d->alt_elf, DWARF_C_READ, NULL) : NULL;
+		if (!d->alt)
+			debug("%s: dwz alt file %s: no DWARF", path, f.path);
+		free(f.path);
+	}
+	if (d->alt) {
+		dwarf_setalt(d->dw, d->alt);
+		return;
+	}
+	debug("%s: dwz alt file \"%s\" not found: what it holds stays unnamed", path, name);
+	dwarf_setalt(d->dw, (Dwarf *)-1);
+}
+
+static void close_alt(struct dwopen *d)
+{
+	if (d->alt)
+		dwarf_end(d->alt);
+	if (d->alt_elf)
+		elf_end(d->alt_elf);
+	if (d->alt_fd >= 0)
+		close(d->alt_fd);
+}
+
 int dwopen(struct dwopen *d, const char *path, int fd)
 {
 	struct stat st;
@@ -60,6 +106,7 @@ int dwopen(struct dwopen *d, const char *path, int fd)
 	int err;
 
 	memset(d, 0, sizeof(*d));
+	d->alt_fd = -1;
 	if (fd < 0)
 		fd = open_regular(path, &st);
 	else if (fstat(fd, &st))
@@ -87,6 +134,8 @@ int dwopen(struct dwopen *d, const char *path, int fd)
 		return -EINVAL;
 	}
 	d->dw = dwfl_module_getdwarf(d->mod, &d->bias);
+	if (d->dw)
+		set_alt(d, path);
 	return 0;
 }
 
@@ -94,5 +143,8 @@ void dwopen_close(struct dwopen *d)
 {
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
+	/* after its user */
+	close_alt(d);
 	memset(d, 0, sizeof(*d));
+	d->alt_fd = -1;
 }

@@ -526,21 +526,20 @@ size_t proctab_collect(struct proctab *pt, bool final)
 	size_t pos = 0;
 	struct proc *p;
 
-	if (!pt->forget_unsampled && !pt->forget_exited)
-		return 0;
 	while ((p = htab_next(pt->procs, &pos))) {
 		bool used = false;
 
 		if (!p->exit_seen)
 			continue;
 		/* its last samples may still be in a ring buffer until a whole
-		 * drain has passed since its exit record was read */
+		 * drain has passed since its exit record was read (counted in
+		 * every mode: proctab_done(), proctab_release()) */
 		if (p->exit_seen < 3 && !final) {
 			p->exit_seen++;
 			continue;
 		}
-		if (p->exit_seen > 3)
-			continue;	/* kept, compacted */
+		if (p->exit_seen > 3 || (!pt->forget_unsampled && !pt->forget_exited))
+			continue;	/* kept, compacted; or kept until released */
 		for (uint32_t i = 0; i < p->nas && !pt->forget_exited; i++)
 			used |= p->as[i].used;
 		if (used) {

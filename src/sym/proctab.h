@@ -79,7 +79,10 @@ bool proctab_known(struct proctab *pt, uint32_t pid);
 void proctab_forget_unsampled(struct proctab *pt);
 int proctab_exit(struct proctab *pt, uint32_t pid, uint64_t time);
 size_t proctab_collect(struct proctab *pt, bool final);
-/* Every sample read so far has been symbolized (a window was built; a
+/* proctab_collect() counts the collections since each exit in every mode
+ * (what proctab_done() and proctab_release() go by); it drops processes
+ * itself only in the two modes above.
+ * Every sample read so far has been symbolized (a window was built; a
  * stream names each stack as it arrives): the exited processes whose last
  * records were read (two collections since the exit) are dropped, sampled
  * or not.  Returns how many.  With proctab_forget_exited() every

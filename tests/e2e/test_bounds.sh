@@ -15,6 +15,22 @@ GROUPS_N=12 PER_GROUP=10
 # bounds_field N: the Nth number of each window's "bounds:" line, one a line
 bounds_field() { sed -n 's/^stackscope: bounds: //p' err.txt | tr -c '0-9.\n' ' ' | awk -v n="$1" '{ print $n }'; }
 
+# churn_until_two_trims MS ROUNDS: churn.sh, run as stackscope's command,
+# starts copies c0..c9 of the victim (each spinning MS ms) five at a time
+# until err.txt holds two "bounds:" lines (two trims) or ROUNDS rounds
+# passed; it writes how many it started to `started`
+churn_until_two_trims() {
+	cat >churn.sh <<-EOF
+	n=0 r=0
+	while [ \$(grep -c '^stackscope: bounds:' err.txt) -lt 2 ] && [ \$r -lt $2 ]; do
+		for ((k = 0; k < 5; k++)); do ./c\$(((r * 5 + k) % $PER_GROUP)) $1 & done
+		wait
+		n=\$((n + 5)) r=\$((r + 1))
+	done
+	echo \$n >started
+	EOF
+}
+
 test_bounds_churn_windows() {
 	local g i p
 	for ((g = 0; g < GROUPS_N; g++)); do
@@ -70,15 +86,7 @@ test_bounds_churn_windows() {
 test_bounds_churn_one_report() {
 	local i p total samples early named
 	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
-	cat >churn.sh <<-EOF
-	n=0 r=0
-	while [ \$(grep -c '^stackscope: bounds:' err.txt) -lt 2 ] && [ \$r -lt 2000 ]; do
-		for ((k = 0; k < 5; k++)); do ./c\$(((r * 5 + k) % $PER_GROUP)) 10 & done
-		wait
-		n=\$((n + 5)) r=\$((r + 1))
-	done
-	echo \$n >started
-	EOF
+	churn_until_two_trims 10 2000
 	"$SS" profile -F 499 -v -o out.folded -- bash churn.sh 2>err.txt ||
 		fail "profile failed: $(tail -3 err.txt)"
 	p=$(cat started)
@@ -95,4 +103,79 @@ test_bounds_churn_one_report() {
 	# named as they ran: the copies' spin under main, whatever their pid
 	check '[ "$(samples out.folded "^c[0-9];.*main;victim_outer;victim_spin")" -gt 0 ]' \
 		"no c*;...;main;victim_outer;victim_spin stack"
+}
+
+# offcpu, one report at the end: the waits of processes that exited
+# (counted in the kernel, left pending, or unwound here) are named at a
+# trim (every 10 s) and their processes dropped, as profile's are.
+test_bounds_offcpu_churn() {
+	local i p early named kept_exited
+	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
+	churn_until_two_trims 10 600
+	"$SS" offcpu -v -o out.folded -- bash churn.sh 2>err.txt ||
+		fail "offcpu failed: $(tail -3 err.txt)"
+	p=$(cat started)
+	grep -E "^stackscope: (bounds|processes|caches)" err.txt | tail -4
+	check '[ "$(grep -c "^stackscope: bounds:" err.txt)" -ge 2 ]' \
+		"no trim released exited processes ($p processes started)"
+	early=$(sed -n 's/.*, \([0-9]*\) stacks named early).*/\1/p' err.txt)
+	check '[ -n "$early" ] && [ "$early" -gt 0 ]' "no wait named early ($p processes)"
+	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
+	kept_exited=$(sed -n 's/^stackscope: processes: [0-9]* kept, \([0-9]*\) of them exited.*/\1/p' err.txt)
+	check '[ -n "$named" ] && [ "$named" -ge $((p / 2)) ]' \
+		"$named of $p processes dropped once their waits were named (want at least half)"
+	check '[ -n "$kept_exited" ] && [ "$kept_exited" -lt $((p / 4)) ]' \
+		"$kept_exited exited processes kept at the end of $p"
+	# named as they waited: the copies' naps under main, whatever their pid
+	check '[ "$(samples out.folded "^c[0-9];.*main;victim_outer;victim_spin")" -gt 0 ]' \
+		"no c*;...;main;victim_outer;victim_spin stack: $(head -3 out.folded)"
+}
+
+# syscalls -k names each stack as it arrives: an exited process goes once
+# its last records are read (-v's closing "processes:" line says so).
+test_bounds_syscalls_stacks_churn() {
+	local i p dropped kept_exited calls
+	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
+	churn_until_two_trims 1 600
+	# -v -v: a "bounds:" line at every trim, paced by the churn
+	"$SS" syscalls -f -k -v -v -e exit_group -o sc.txt -- bash churn.sh 2>err.txt ||
+		fail "syscalls failed: $(tail -3 err.txt)"
+	p=$(cat started)
+	grep -E "^stackscope: (processes|caches)" err.txt
+	dropped=$(sed -n 's/^stackscope: processes: [0-9]* kept, [0-9]* of them exited (sampled), \([0-9]*\) dropped.*/\1/p' err.txt)
+	kept_exited=$(sed -n 's/^stackscope: processes: [0-9]* kept, \([0-9]*\) of them exited.*/\1/p' err.txt)
+	check '[ -n "$dropped" ] && [ "$dropped" -ge $((p / 2)) ]' \
+		"${dropped:-no} processes of $p dropped after exiting (want at least half)"
+	check '[ -n "$kept_exited" ] && [ "$kept_exited" -lt $((p / 4)) ]' \
+		"${kept_exited:-no} exited processes kept at the end of $p"
+	# every copy's exit_group, its stack named
+	calls=$(grep -c '^[0-9:.]* (+[^)]*) c[0-9]\[[0-9/]*\] cpu[0-9]* exit_group(0)' sc.txt)
+	check '[ "$calls" -eq "$p" ]' "$calls exit_group lines of c* for $p processes"
+	check '[ "$(grep -c "^ > __libc_start_call_main$" sc.txt)" -ge "$calls" ]' \
+		"$(grep -c "^ > __libc_start_call_main$" sc.txt) exit_group stacks named (through __libc_start_call_main) of $calls"
+}
+
+# The kernel side's per-process maps (bpf/procs.bpf.h: `gens`, `targets`)
+# hold the live processes, not every one a run saw: a process's entries
+# go when it is gone.  -v's "kernel maps:" line counts them at the end
+# (walking the maps' keys); the last copies and the churn's shell may not
+# be freed yet then, a few entries of the 100 processes started.
+test_bounds_kernel_maps_churn() {
+	local i cmd gens targets
+	for ((i = 0; i < 5; i++)); do cp "$VICTIM" "c$i"; done
+	cat >churn.sh <<-EOF
+	for ((r = 0; r < 20; r++)); do
+		for ((k = 0; k < 5; k++)); do ./c\$k 1 & done
+		wait
+	done
+	EOF
+	for cmd in "profile -F 99 -o out.folded" "offcpu -o out.folded" \
+		   "syscalls -f -e exit_group -o out.txt"; do
+		"$SS" $cmd -v -- bash churn.sh 2>err.txt || fail "$cmd failed: $(tail -3 err.txt)"
+		grep '^stackscope: kernel maps:' err.txt
+		gens=$(sed -n 's/^stackscope: kernel maps: \([0-9]*\) address spaces in gens.*/\1/p' err.txt)
+		targets=$(sed -n 's/^stackscope: kernel maps: .*, \([0-9]*\) processes in targets.*/\1/p' err.txt)
+		check '[ -n "$gens" ] && [ "$gens" -le 10 ]' "$cmd: ${gens:-no count of} gens entries after 100 processes"
+		check '[ -n "$targets" ] && [ "$targets" -le 10 ]' "$cmd: ${targets:-no count of} targets entries after 100 processes"
+	done
 }

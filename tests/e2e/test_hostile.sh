@@ -50,6 +50,14 @@ test_escapes_in_comm_and_symbol() {
 		fail "syscalls exited $?: $(cat err.txt)"
 	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' sc.txt || fail "raw control bytes: $(head -c 300 sc.txt | od -c | head)"
 	grep -qE '^[0-9:.]+ \(\+[0-9.?]+s?\) \\x1b\[2Jevil\[[0-9/]+\] cpu[0-9]+ exit_group' sc.txt || fail "no escaped comm in syscalls: $(head -3 sc.txt)"
+	# a path decoded from an argument: inside its quotes, as strace writes
+	# it (octal), never raw
+	: >$'f\e[2Jx'
+	timeout -s KILL 60 "$SS" syscalls -e openat -o sp.txt -- cat "./"$'f\e[2Jx' 2>err.txt ||
+		fail "syscalls exited $?: $(cat err.txt)"
+	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' sp.txt || fail "raw control bytes: $(od -c sp.txt | head)"
+	grep -qE '^[0-9:.]+ \(\+[0-9.]+s\) cat\[[0-9/]+\] cpu[0-9]+ openat\(AT_FDCWD, "\./f\\33\[2Jx", O_RDONLY\) = 3$' sp.txt ||
+		fail "no quoted path as strace writes it: $(grep 'f\\33' sp.txt || tail -2 sp.txt)"
 }
 
 # a file the kernel refuses to execute (ENOEXEC) is not handed to /bin/sh

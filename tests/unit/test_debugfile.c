@@ -144,3 +144,62 @@ TEST(debugfile_inflate_bomb_skipped)
 	CHECK_INT(in_child(debug_frame_refused, test_fixture("zbomb-frame"), &rss), 1);
 	CHECK(rss < 64 * 1024);
 }
+
+/* dwz: the DIEs and strings two binaries share are in an alt file that
+ * each names in .gnu_debugaltlink (DW_FORM_GNU_ref_alt, _strp_alt).  The
+ * alt file is found by the one finder and given to libdw: widths()'s
+ * parameters have their names and types (int8_t..uint32_t: base types
+ * dwz moved).  An alt link with a "/" ("../common.debug") is not followed:
+ * names that live in the alt file stay unknown. */
+static struct dwfunc *dwz_describe(const char *rel, const char *func)
+{
+	struct elfsyms *es = elfsyms_open(test_fixture(rel));
+	struct dwfuncs *d = dwfuncs_open(test_fixture(rel));
+	struct dwfunc *f = NULL;
+	struct elfsym_info si;
+
+	CHECK(es && d);
+	for (size_t i = 0; es && d && !f && i < elfsyms_count(es); i++)
+		if (!elfsyms_symbol(es, i, &si) && !strcmp(si.name, func))
+			f = dwfuncs_describe(d, si.addr);
+	dwfuncs_free(d);
+	elfsyms_free(es);
+	return f;
+}
+
+TEST(debugfile_dwz_alt_found)
+{
+	static const char *names[] = { "a", "b", "c", "d", "e", "f" };
+	static const unsigned sizes[] = { 1, 2, 8, 1, 2, 4 };
+	struct dwfunc *f;
+
+	if (access(test_fixture("dwz/common.debug"), F_OK))
+		SKIP("no dwz fixture (Debian's dwz not installed when the fixtures were built)");
+	for (int k = 0; k < 2; k++) {
+		f = dwz_describe(k ? "dwz/b" : "dwz/a", "widths");
+		CHECK(f);
+		if (!f)
+			continue;
+		CHECK_STR(f->name, "widths");
+		CHECK_INT(f->nparams, 6);
+		for (size_t i = 0; i < 6 && i < f->nparams; i++) {
+			CHECK(f->params[i].name && !strcmp(f->params[i].name, names[i]));
+			CHECK_INT(f->params[i].type.size, sizes[i]);
+		}
+		dwfunc_free(f);
+	}
+}
+
+TEST(debugfile_dwz_alt_dotdot_refused)
+{
+	struct dwfunc *f;
+	bool named = false;
+
+	if (access(test_fixture("dwz/common.debug"), F_OK))
+		SKIP("no dwz fixture (Debian's dwz not installed when the fixtures were built)");
+	f = dwz_describe("dwz/hostile/a", "widths");
+	for (size_t i = 0; f && i < f->nparams; i++)
+		named |= f->params[i].name && f->params[i].type.size;
+	CHECK(!named);
+	dwfunc_free(f);
+}

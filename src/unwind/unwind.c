@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "common.h"
 #include "hashtab.h"
 #include "sym/elfsyms.h"
@@ -20,6 +21,7 @@
 #define UC_RIP (40 + 16 * 8)
 
 #define CACHE_SLOTS 4096	/* snapshot results kept, direct-mapped */
+#define ROW_SLOTS 4096		/* rows found, direct-mapped (struct row_slot) */
 #define MAX_READS (2 * UNWIND_MAX_DEPTH + 8)	/* stack words one unwind reads */
 
 /* One unwound snapshot.  The result depends only on the registers and
@@ -37,6 +39,18 @@ struct cache_slot {
 	uint64_t *ips;		/* owned: n pcs, then nreads offsets, then nreads values */
 };
 
+/* The row a binary's table gave for a file offset, and the offset's
+ * virtual address (copies: tables go with their binaries at the symbol
+ * cache's sweeps; a file's rows never change).  Hot code's pcs recur
+ * from sample to sample, and finding a row costs a symbol-cache look-up
+ * and a binary search over megabytes of rows in a big binary, a cache
+ * miss a step.  Only rows with a rule are kept. */
+struct row_slot {
+	uint64_t dev, ino, off;		/* ino 0: empty */
+	uint64_t vaddr;
+	struct unwind_row row;
+};
+
 /* The words a walk read: offsets into the snapshot, and their values. */
 struct reads {
 	int n;
@@ -44,14 +58,34 @@ struct reads {
 	uint64_t off[MAX_READS], val[MAX_READS];
 };
 
+/* Deferred tables (unwinder_defer_tables()): a binary mapped for
+ * DEFER_FREE_BYTES or more gets its table once stacks have gone through
+ * it DEFER_STACKS_PER_MIB times per MiB of its mapping; what it costs to
+ * build grows with that size (about 1.5 ms per MiB, cc1's 20 MiB: 0.65 s
+ * on an idle core).  Counts are kept by device and inode for at most
+ * DEFER_MAX binaries (then forgotten, all at once: counting restarts). */
+#define DEFER_FREE_BYTES (4u << 20)
+#define DEFER_STACKS_PER_MIB 1
+#define DEFER_MAX 4096
+
+struct pending {
+	uint64_t dev, ino;
+	uint64_t stacks;	/* distinct walks that went through it */
+	uint64_t last;		/* the walk that counted last */
+};
+
 struct unwinder {
 	struct proctab *pt;
 	struct symcache *sc;
 	enum unwind_mode mode;
 	struct cache_slot *cache;
+	struct row_slot *rows;
 	struct reads reads;
 	struct unwind_table *vdso;	/* from our own vDSO image */
 	bool vdso_tried;
+	struct htab *pending;	/* of struct pending; NULL: tables built at once */
+	uint64_t walks;		/* walks begun (names the current one) */
+	bool walk_deferred;	/* the current walk stepped past a deferred table */
 	uint64_t ips[UNWIND_MAX_DEPTH];
 	struct unwind_stats stats;
 };
@@ -81,7 +115,8 @@ struct unwinder *unwinder_new(struct proctab *pt, struct symcache *sc, enum unwi
 	u->sc = sc;
 	u->mode = mode;
 	u->cache = calloc(CACHE_SLOTS, sizeof(*u->cache));
-	if (!u->cache) {
+	u->rows = calloc(ROW_SLOTS, sizeof(*u->rows));
+	if (!u->cache || !u->rows) {
 		unwinder_free(u);
 		errno = ENOMEM;
 		return NULL;
@@ -89,15 +124,41 @@ struct unwinder *unwinder_new(struct proctab *pt, struct symcache *sc, enum unwi
 	return u;
 }
 
+static void pending_clear(struct htab *h)
+{
+	size_t pos = 0;
+	void *e;
+
+	while ((e = htab_next(h, &pos)))
+		free(e);
+}
+
+int unwinder_defer_tables(struct unwinder *u)
+{
+	if (!u->pending)
+		u->pending = htab_new(64);
+	return u->pending ? 0 : -ENOMEM;
+}
+
 void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
+	if (u->pending) {
+		pending_clear(u->pending);
+		htab_free(u->pending);
+	}
 	for (size_t i = 0; u->cache && i < CACHE_SLOTS; i++)
 		free(u->cache[i].ips);
 	free(u->cache);
+	free(u->rows);
 	unwind_table_free(u->vdso);
 	free(u);
+}
+
+void unwinder_forget_rows(struct unwinder *u)
+{
+	memset(u->rows, 0, ROW_SLOTS * sizeof(*u->rows));
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *u)
@@ -116,13 +177,16 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 {
 	const struct unwind_row *rows;
 	struct unwind_table *t = NULL;
+	struct timespec t0, t1;
 	struct stat st;
+	uint64_t ns;
 	bool found;
 	int fd;
 
 	t = symcache_aux(u->sc, es, &found);
 	if (found)
 		return t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	/* from the file the symbols were read from, not whatever its name
 	 * leads to now (the symbol cache knows files by inode) */
 	fd = open_regular(elfsyms_name(es), &st);
@@ -130,16 +194,77 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 		t = unwind_table_build_fd(fd, elfsyms_name(es), 0);
 	if (fd >= 0)
 		close(fd);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+	u->stats.build_ns += ns;
 	if (t)
 		u->stats.tables++;
 	else
 		u->stats.no_table++;
+	if (verbose > 1)
+		debug("unwind table of %s: %zu rows in %.1f ms", elfsyms_name(es),
+		      t ? unwind_table_rows(t, &rows) : 0, ns / 1e6);
 	if (symcache_set_aux(u->sc, es, t, table_free,
 			     t ? unwind_table_rows(t, &rows) * sizeof(*rows) : 0)) {
 		unwind_table_free(t);
 		return NULL;
 	}
 	return t;
+}
+
+static bool pending_eq(const void *entry, const void *key)
+{
+	const struct pending *a = entry, *b = key;
+
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+/* With deferred tables: is the table of the binary mapped at m still to
+ * wait (not built, and too few walks through it yet)?  Counts this walk
+ * for it; forgets it once its table is to be built. */
+static bool table_waits(struct unwinder *u, const struct mapping *m, const struct elfsyms *es)
+{
+	struct pending k = { .dev = m->id.dev, .ino = m->id.ino }, *p;
+	uint64_t need, h = hash_bytes(&k, 2 * sizeof(uint64_t), 0);
+	bool found;
+
+	if (!u->pending || m->end - m->start < DEFER_FREE_BYTES)
+		return false;
+	symcache_aux(u->sc, es, &found);
+	if (found)
+		return false;
+	p = htab_find(u->pending, h, &k, pending_eq);
+	if (!p) {
+		if (htab_count(u->pending) >= DEFER_MAX) {
+			struct htab *fresh = htab_new(64);
+
+			if (!fresh)
+				return false;
+			pending_clear(u->pending);
+			htab_free(u->pending);
+			u->pending = fresh;
+		}
+		p = calloc(1, sizeof(*p));
+		if (!p || htab_insert(u->pending, h, p)) {
+			/* no room to count: built at once */
+			free(p);
+			return false;
+		}
+		*p = k;
+	}
+	if (p->last != u->walks) {
+		p->last = u->walks;
+		p->stacks++;
+	}
+	need = (m->end - m->start) / (1u << 20) * DEFER_STACKS_PER_MIB;
+	if (p->stacks >= need) {
+		htab_remove(u->pending, h, &k, pending_eq);
+		free(p);
+		return false;
+	}
+	u->stats.deferred_frames++;
+	u->walk_deferred = true;
+	return true;
 }
 
 /* Where pc is: the binary's table row for it (NULL: no table covers it;
@@ -151,6 +276,8 @@ static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint64
 	const struct unwind_table *t;
 	const struct unwind_row *row;
 	const struct elfsyms *es;
+	struct row_slot *rs;
+	uint64_t off;
 	char alt[96];
 
 	*no_file = !m;
@@ -168,10 +295,20 @@ static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint64
 		row = u->vdso ? unwind_table_find(u->vdso, *vaddr) : NULL;
 		return row && row->cfa_rule != UNWIND_CFA_NONE ? row : NULL;
 	}
+	off = pc - m->start + m->pgoff;
+	rs = &u->rows[hash_bytes((uint64_t[3]){ m->id.dev, m->id.ino, off }, 24, 0) &
+		      (ROW_SLOTS - 1)];
+	if (m->id.ino && rs->ino == m->id.ino && rs->dev == m->id.dev && rs->off == off) {
+		u->stats.row_hits++;
+		*vaddr = rs->vaddr;
+		return &rs->row;
+	}
 	snprintf(alt, sizeof(alt), "/proc/%u/map_files/%llx-%llx", pid,
 		 (unsigned long long)m->start, (unsigned long long)m->end);
 	es = symcache_get(u->sc, m->path, alt, &m->id);
 	if (!es || elfsyms_off_to_vaddr(es, pc - m->start + m->pgoff, vaddr))
+		return NULL;
+	if (table_waits(u, m, es))
 		return NULL;
 	t = table_of(u, es);
 	if (!t)
@@ -179,6 +316,9 @@ static const struct unwind_row *row_for(struct unwinder *u, uint32_t pid, uint64
 	row = unwind_table_find(t, *vaddr);
 	if (!row || row->cfa_rule == UNWIND_CFA_NONE)
 		return NULL;
+	if (m->id.ino)
+		*rs = (struct row_slot){ .dev = m->id.dev, .ino = m->id.ino, .off = off,
+					 .vaddr = *vaddr, .row = *row };
 	return row;
 }
 
@@ -371,13 +511,16 @@ int unwind_stack(struct unwinder *u, uint32_t pid, uint64_t gen,
 	}
 	u->reads.n = 0;
 	u->reads.overflow = false;
+	u->walks++;
+	u->walk_deferred = false;
 	n = walk(u, pid, gen, regs, &s, ips, max, truncated);
 	u->stats.stacks++;
 	u->stats.frames += n;
 	u->stats.truncated += *truncated;
+	u->stats.deferred_stacks += u->walk_deferred;
 	/* an incomplete chain may be completed later (a mapping not yet
-	 * known): never replay it */
-	if (*truncated || u->reads.overflow)
+	 * known, a table not built yet): never replay it */
+	if (*truncated || u->reads.overflow || u->walk_deferred)
 		return n;
 	mem = malloc((n + 2 * u->reads.n) * sizeof(*mem));
 	if (!mem)

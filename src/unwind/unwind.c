@@ -60,9 +60,9 @@ struct reads {
 
 /* Deferred tables (unwinder_defer_tables()): a binary mapped for
  * DEFER_FREE_BYTES or more gets its table once stacks have gone through
- * it DEFER_STACKS_PER_MIB times per MiB of its mapping; what it costs to
- * build grows with that size (about 1.5 ms per MiB, cc1's 20 MiB: 0.65 s
- * on an idle core).  Counts are kept by device and inode for at most
+ * it DEFER_STACKS_PER_MIB times per whole MiB of its mapping: what it
+ * costs to build grows with that size (15 to 35 ms of CPU per MiB: cc1's
+ * 19.8 MiB, 0.3 to 0.7 s).  Counts are kept by device and inode for at most
  * DEFER_MAX binaries (then forgotten, all at once: counting restarts). */
 #define DEFER_FREE_BYTES (4u << 20)
 #define DEFER_STACKS_PER_MIB 1

@@ -44,9 +44,12 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct itimerval it = { { 0, 20000 }, { 0, 20000 } };
+	/* the argument read before the timer is armed: on a loaded machine
+	 * a first alarm could otherwise land in atof(), not wait_here() */
+	double end = now() + (argc > 1 ? atof(argv[1]) : 2.0);
 
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
-	wait_here(now() + (argc > 1 ? atof(argv[1]) : 2.0));
+	wait_here(end);
 	return 0;
 }

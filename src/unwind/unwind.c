@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,33 @@ struct pending {
 	uint64_t dev, ino;
 	uint64_t stacks;	/* distinct walks that went through it */
 	uint64_t last;		/* the walk that counted last */
+	bool building;		/* handed to the builder thread */
+};
+
+/* The tables deferred ones become are built on a thread of their own,
+ * so that the loop thread, which drains the snapshot ring and closes
+ * windows, is never held for the seconds a big table takes: the file
+ * is opened and checked here, built there, and the table given to the
+ * symbol cache here at the next walk (its frames stepped as deferred
+ * meanwhile).  At most BUILD_QUEUE files are queued or being built. */
+#define BUILD_QUEUE 8
+
+struct build_job {
+	struct build_job *next;
+	uint64_t dev, ino;
+	int fd;
+	char *name;
+	struct unwind_table *t;	/* the result (NULL: none) */
+	uint64_t ns;		/* the builder's CPU time for it */
+};
+
+struct builder {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct build_job *todo, *done;	/* done: newest first */
+	int queued;			/* todo + the one being built */
+	bool stop;
 };
 
 struct unwinder {
@@ -84,6 +112,7 @@ struct unwinder {
 	struct unwind_table *vdso;	/* from our own vDSO image */
 	bool vdso_tried;
 	struct htab *pending;	/* of struct pending; NULL: tables built at once */
+	struct builder *builder;	/* NULL: deferred tables built here */
 	uint64_t walks;		/* walks begun (names the current one) */
 	bool walk_deferred;	/* the current walk stepped past a deferred table */
 	uint64_t ips[UNWIND_MAX_DEPTH];
@@ -133,17 +162,111 @@ static void pending_clear(struct htab *h)
 		free(e);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+static void job_free(struct build_job *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	unwind_table_free(j->t);
+	free(j->name);
+	free(j);
+}
+
+static void *builder_main(void *arg)
+{
+	struct builder *b = arg;
+
+	pthread_mutex_lock(&b->mu);
+	for (;;) {
+		struct build_job *j;
+		uint64_t t0;
+
+		while (!b->todo && !b->stop)
+			pthread_cond_wait(&b->cv, &b->mu);
+		if (b->stop)
+			break;
+		j = b->todo;
+		b->todo = j->next;
+		pthread_mutex_unlock(&b->mu);
+		t0 = thread_cpu_ns();
+		j->t = unwind_table_build_fd(j->fd, j->name, 0);
+		j->ns = thread_cpu_ns() - t0;
+		close(j->fd);
+		j->fd = -1;
+		pthread_mutex_lock(&b->mu);
+		j->next = b->done;
+		b->done = j;
+	}
+	pthread_mutex_unlock(&b->mu);
+	return NULL;
+}
+
+static void builder_free(struct builder *b)
+{
+	struct build_job *j, *next;
+
+	if (!b)
+		return;
+	pthread_mutex_lock(&b->mu);
+	b->stop = true;
+	pthread_cond_signal(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	/* a table being built is finished first (not interruptible) */
+	pthread_join(b->thread, NULL);
+	for (j = b->todo; j; j = next) {
+		next = j->next;
+		job_free(j);
+	}
+	for (j = b->done; j; j = next) {
+		next = j->next;
+		job_free(j);
+	}
+	pthread_mutex_destroy(&b->mu);
+	pthread_cond_destroy(&b->cv);
+	free(b);
+}
+
+static struct builder *builder_new(void)
+{
+	struct builder *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->cv, NULL);
+	if (pthread_create(&b->thread, NULL, builder_main, b)) {
+		pthread_mutex_destroy(&b->mu);
+		pthread_cond_destroy(&b->cv);
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
 int unwinder_defer_tables(struct unwinder *u)
 {
 	if (!u->pending)
 		u->pending = htab_new(64);
-	return u->pending ? 0 : -ENOMEM;
+	if (!u->pending)
+		return -ENOMEM;
+	/* without a thread, deferred tables are built here once due */
+	if (!u->builder)
+		u->builder = builder_new();
+	return 0;
 }
 
 void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
+	builder_free(u->builder);
 	if (u->pending) {
 		pending_clear(u->pending);
 		htab_free(u->pending);
@@ -171,31 +294,13 @@ static void table_free(void *t)
 	unwind_table_free(t);
 }
 
-/* The call-frame table of a binary, built on first use and kept by the
- * symbol cache with the binary (evicted with it, sym/symcache.h). */
-static const struct unwind_table *table_of(struct unwinder *u, const struct elfsyms *es)
+/* A table built for es (NULL: none could be), in ns of CPU, given to
+ * the symbol cache to keep with the binary; NULL when it cannot be. */
+static const struct unwind_table *keep_table(struct unwinder *u, const struct elfsyms *es,
+					     struct unwind_table *t, uint64_t ns)
 {
 	const struct unwind_row *rows;
-	struct unwind_table *t = NULL;
-	struct timespec t0, t1;
-	struct stat st;
-	uint64_t ns;
-	bool found;
-	int fd;
 
-	t = symcache_aux(u->sc, es, &found);
-	if (found)
-		return t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	/* from the file the symbols were read from, not whatever its name
-	 * leads to now (the symbol cache knows files by inode) */
-	fd = open_regular(elfsyms_name(es), &st);
-	if (fd >= 0 && elfsyms_same_file(es, &st))
-		t = unwind_table_build_fd(fd, elfsyms_name(es), 0);
-	if (fd >= 0)
-		close(fd);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-	ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
 	u->stats.build_ns += ns;
 	if (t)
 		u->stats.tables++;
@@ -212,11 +317,123 @@ static const struct unwind_table *table_of(struct unwinder *u, const struct elfs
 	return t;
 }
 
+/* The file es was read from, opened again (not whatever its name leads
+ * to now: the symbol cache knows files by inode); -errno. */
+static int open_binary(const struct elfsyms *es)
+{
+	struct stat st;
+	int fd = open_regular(elfsyms_name(es), &st);
+
+	if (fd >= 0 && !elfsyms_same_file(es, &st)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* The call-frame table of a binary, built on first use and kept by the
+ * symbol cache with the binary (evicted with it, sym/symcache.h). */
+static const struct unwind_table *table_of(struct unwinder *u, const struct elfsyms *es)
+{
+	struct unwind_table *t = NULL;
+	uint64_t t0;
+	bool found;
+	int fd;
+
+	t = symcache_aux(u->sc, es, &found);
+	if (found)
+		return t;
+	t0 = thread_cpu_ns();
+	fd = open_binary(es);
+	if (fd >= 0) {
+		t = unwind_table_build_fd(fd, elfsyms_name(es), 0);
+		close(fd);
+	}
+	return keep_table(u, es, t, thread_cpu_ns() - t0);
+}
+
+/* es's table handed to the builder thread; -errno (-EAGAIN: its queue
+ * is full). */
+static int queue_build(struct unwinder *u, const struct elfsyms *es, uint64_t dev, uint64_t ino)
+{
+	struct builder *b = u->builder;
+	struct build_job *j;
+	int queued, fd;
+
+	pthread_mutex_lock(&b->mu);
+	queued = b->queued;
+	pthread_mutex_unlock(&b->mu);
+	if (queued >= BUILD_QUEUE)
+		return -EAGAIN;
+	fd = open_binary(es);
+	if (fd < 0)
+		return fd;
+	j = calloc(1, sizeof(*j));
+	if (!j || !(j->name = strdup(elfsyms_name(es)))) {
+		free(j);
+		close(fd);
+		return -ENOMEM;
+	}
+	j->fd = fd;
+	j->dev = dev;
+	j->ino = ino;
+	pthread_mutex_lock(&b->mu);
+	j->next = b->todo;
+	b->todo = j;
+	b->queued++;
+	pthread_cond_signal(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	return 0;
+}
+
+static void pending_drop(struct unwinder *u, uint64_t dev, uint64_t ino);
+
+/* The tables the builder thread finished, given to the symbol cache
+ * (the binary looked up by its device and inode: read again if it was
+ * evicted meanwhile). */
+static void take_built(struct unwinder *u)
+{
+	struct builder *b = u->builder;
+	struct build_job *j, *next;
+
+	if (!b || !__atomic_load_n(&b->done, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&b->mu);
+	j = b->done;
+	b->done = NULL;
+	for (next = j; next; next = next->next)
+		b->queued--;
+	pthread_mutex_unlock(&b->mu);
+	for (; j; j = next) {
+		const struct elfsyms *es;
+		bool found = true;
+
+		next = j->next;
+		pending_drop(u, j->dev, j->ino);
+		es = symcache_get(u->sc, j->name, NULL,
+				  &(struct binary_id){ .dev = j->dev, .ino = j->ino });
+		if (es)
+			symcache_aux(u->sc, es, &found);
+		if (!found) {
+			keep_table(u, es, j->t, j->ns);
+			j->t = NULL;
+		}
+		job_free(j);
+	}
+}
+
 static bool pending_eq(const void *entry, const void *key)
 {
 	const struct pending *a = entry, *b = key;
 
 	return a->dev == b->dev && a->ino == b->ino;
+}
+
+static void pending_drop(struct unwinder *u, uint64_t dev, uint64_t ino)
+{
+	struct pending k = { .dev = dev, .ino = ino };
+
+	free(htab_remove(u->pending, hash_bytes(&k, 2 * sizeof(uint64_t), 0), &k, pending_eq));
 }
 
 /* With deferred tables: is the table of the binary mapped at m still to
@@ -257,10 +474,17 @@ static bool table_waits(struct unwinder *u, const struct mapping *m, const struc
 		p->stacks++;
 	}
 	need = (m->end - m->start) / (1u << 20) * DEFER_STACKS_PER_MIB;
-	if (p->stacks >= need) {
-		htab_remove(u->pending, h, &k, pending_eq);
-		free(p);
-		return false;
+	if (p->stacks >= need && !p->building) {
+		int err = u->builder ? queue_build(u, es, k.dev, k.ino) : -ENOSYS;
+
+		if (!err) {
+			p->building = true;
+		} else if (err != -EAGAIN) {
+			/* built here (or found missing here) */
+			htab_remove(u->pending, h, &k, pending_eq);
+			free(p);
+			return false;
+		}
 	}
 	u->stats.deferred_frames++;
 	u->walk_deferred = true;
@@ -509,6 +733,7 @@ int unwind_stack(struct unwinder *u, uint32_t pid, uint64_t gen,
 		*truncated = false;
 		return c->n;
 	}
+	take_built(u);
 	u->reads.n = 0;
 	u->reads.overflow = false;
 	u->walks++;

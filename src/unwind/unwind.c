@@ -445,7 +445,8 @@ static bool table_waits(struct unwinder *u, const struct mapping *m, const struc
 	uint64_t need, h = hash_bytes(&k, 2 * sizeof(uint64_t), 0);
 	bool found;
 
-	if (!u->pending || m->end - m->start < DEFER_FREE_BYTES)
+	/* a file not known by its inode is not counted (nor built elsewhere) */
+	if (!u->pending || !m->id.ino || m->end - m->start < DEFER_FREE_BYTES)
 		return false;
 	symcache_aux(u->sc, es, &found);
 	if (found)

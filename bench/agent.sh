@@ -3,6 +3,7 @@
 # system-wide at 99 Hz on a machine kept busy, in one run.
 #
 #   REPS=3 SECS=20 bench/agent.sh build
+#   BASE=OTHER_BUILD bench/agent.sh build   # and another build's default, in turn
 #
 # The machine is kept busy by one CPU-bound `demo` per online CPU for the
 # whole benchmark.  Then, REPS times, alternating which goes first:
@@ -12,6 +13,8 @@
 #     (walked and counted in the kernel);
 #   - perf record -F 99 -a -g -o perf.data (system-wide; perf only writes
 #     raw samples, it symbolizes nothing while it records).
+#   - with BASE set: BASE/stackscope the same way as the default (another
+#     build, e.g. the one before a change, measured in the same run).
 # Each runs WARM seconds (start-up: reading /proc, the first unwind tables),
 # then SECS seconds measured: the utime+stime the tool's process gained in
 # them (/proc/PID/stat, every thread of it), as a percentage of one core.
@@ -24,7 +27,7 @@
 # shellcheck disable=SC2317
 set -uo pipefail
 
-usage() { echo "usage: [REPS=N] [SECS=S] [WARM=S] $0 BUILD_DIR" >&2; exit 2; }
+usage() { echo "usage: [REPS=N] [SECS=S] [WARM=S] [BASE=BUILD_DIR] $0 BUILD_DIR" >&2; exit 2; }
 [ $# -le 1 ] || usage
 case "${1:-}" in -h|--help) usage ;; esac
 BUILD=${1:-build}
@@ -39,6 +42,11 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "no build directory ${1:-build}" >&2; exit 1; }
 SS=$BUILD/stackscope
+BASE_SS=""
+if [ -n "${BASE:-}" ]; then
+	BASE_SS=$(cd "$BASE" 2>/dev/null && pwd)/stackscope
+	[ -x "$BASE_SS" ] || { echo "no stackscope in BASE=$BASE" >&2; exit 1; }
+fi
 DEMO=$BUILD/tests/workloads/demo
 
 # shellcheck source=bench/lib.sh
@@ -87,6 +95,11 @@ ss_run() {
 	mkdir "$tmp/w"
 	measure ssfp "$SS" profile --every 10s -F "$HZ" --unwind fp -o "$tmp/w/cpu-%s.pb.gz" || return
 	tail -1 "$tmp/ssfp.err" | sed 's/^/  --unwind fp: /'
+	[ -n "$BASE_SS" ] || return 0
+	rm -rf "$tmp/w"
+	mkdir "$tmp/w"
+	measure base "$BASE_SS" profile --every 10s -F "$HZ" -o "$tmp/w/cpu-%s.pb.gz" || return
+	tail -1 "$tmp/base.err" | sed 's/^/  BASE default: /'
 }
 perf_run() {
 	measure perf "$PERF" record -q -F "$HZ" -a -g -o "$tmp/perf.data"
@@ -109,6 +122,11 @@ ss=$(median "$tmp/ss")
 ssfp=$(median "$tmp/ssfp")
 printf '%-52s %8s %% of one core (runs: %s)\n' "stackscope profile --every 10s (own CPU)" "$ss" "$(tr '\n' ' ' <"$tmp/ss")"
 printf '%-52s %8s %% of one core (runs: %s)\n' "stackscope profile --every 10s --unwind fp (own CPU)" "$ssfp" "$(tr '\n' ' ' <"$tmp/ssfp")"
+if [ -n "$BASE_SS" ]; then
+	base=$(median "$tmp/base")
+	printf '%-52s %8s %% of one core (runs: %s)\n' "BASE profile --every 10s (own CPU)" "$base" "$(tr '\n' ' ' <"$tmp/base")"
+	awk -v a="$ss" -v b="$base" 'BEGIN { if (b > 0) printf "ratio to BASE: %.2f\n", a / b }'
+fi
 if [ -n "$PERF" ] && [ -s "$tmp/perf" ]; then
 	pf=$(median "$tmp/perf")
 	printf '%-52s %8s %% of one core (runs: %s)\n' "perf record -F $HZ -a -g (own CPU)" "$pf" "$(tr '\n' ' ' <"$tmp/perf")"

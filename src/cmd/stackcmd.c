@@ -120,6 +120,7 @@ struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o)
 		.unwind = o->unwind,
 		.per_pid = o->per_pid,
 		.per_thread = o->per_thread,
+		.defer_tables = o->every > 0,
 	};
 }
 

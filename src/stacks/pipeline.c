@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <bpf/bpf.h>
 #include "common.h"
 #include "report/flamegraph.h"
@@ -53,6 +54,8 @@ struct stackpipe {
 	uint64_t early;		/* aggregated snapshots named early */
 	double last_trim;	/* CLOCK_MONOTONIC s */
 	uint64_t trims, released, sym_resets;
+	/* what the last window cost (stackpipe_reset_stacks()'s debug line) */
+	uint64_t win_cpu_ns, win_tables, win_build_ns, win_dwarf_ns;
 };
 
 /* Seconds between two trims from the drain step (windows trim at each). */
@@ -100,7 +103,7 @@ struct stackpipe *stackpipe_new(struct session *s, const struct stackpipe_opts *
 	if (!sp->pt || !sp->sc || !sp->stacks)
 		goto fail;
 	sp->uw = unwinder_new(sp->pt, sp->sc, o->unwind);
-	if (!sp->uw)
+	if (!sp->uw || (o->defer_tables && unwinder_defer_tables(sp->uw)))
 		goto fail;
 	if (o->user) {
 		sp->sb = sideband_open();
@@ -381,6 +384,8 @@ static void trim(struct stackpipe *sp, bool resolved)
 		srcmap_trim(sp->src, SRCMAP_IDLE_TRIMS);
 	proctab_each_mapping(sp->pt, mark_mapped, sp->sc);
 	evicted = symcache_sweep(sp->sc, SYMCACHE_BUDGET);
+	if (evicted)
+		unwinder_forget_rows(sp->uw);
 	if (verbose > 1 || resolved) {
 		size_t procs, exited, dropped;
 		struct symcache_stats cs;
@@ -454,12 +459,41 @@ int stackpipe_clear_slot(struct stackpipe *sp, unsigned int slot)
 	return 0;
 }
 
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+/* The process's CPU since the last window, and the parts of it building
+ * unwind tables and reading DWARF. */
+static void window_costs(struct stackpipe *sp)
+{
+	const struct unwind_stats *us = unwinder_stats(sp->uw);
+	uint64_t cpu = cpu_ns(), dwarf = sp->src ? srcmap_stats(sp->src)->ns : 0;
+
+	debug("window: %.1f ms of CPU, %.1f ms of it building %llu unwind tables; %.1f ms "
+	      "reading DWARF", (cpu - sp->win_cpu_ns) / 1e6, (us->build_ns - sp->win_build_ns) / 1e6,
+	      (unsigned long long)(us->tables + us->no_table - sp->win_tables),
+	      (dwarf - sp->win_dwarf_ns) / 1e6);
+	sp->win_cpu_ns = cpu;
+	sp->win_build_ns = us->build_ns;
+	sp->win_tables = us->tables + us->no_table;
+	sp->win_dwarf_ns = dwarf;
+}
+
 int stackpipe_reset_stacks(struct stackpipe *sp)
 {
 	struct stacks *st = stacks_new();
 
 	if (!st)
 		return -ENOMEM;
+	if (verbose)
+		window_costs(sp);
 	stacks_sort(sp->stacks);
 	sp->stacks_done += stacks_count_named(sp->stacks);
 	stacks_free(sp->stacks);
@@ -739,13 +773,17 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 	if (sp->snap_err)
 		msg("unwinding user stacks: %s", strerror(-sp->snap_err));
 	if (sp->unwound[0])
-		debug("unwound %llu snapshots (%llu more from the cache), %llu frames, "
+		debug("unwound %llu snapshots (%llu more from the cache), %llu frames (%llu rows "
+		      "found again), "
 		      "%llu by frame pointer (%llu where no file is mapped: JIT code), %llu "
-		      "truncated; %llu tables built, %llu binaries without",
+		      "truncated; %llu tables built in %.3f s of CPU, %llu binaries without; "
+		      "%llu frames of %llu stacks stepped while their binary's table waited",
 		      (unsigned long long)us->stacks, (unsigned long long)us->cache_hits,
-		      (unsigned long long)us->frames, (unsigned long long)us->fp_frames,
+		      (unsigned long long)us->frames, (unsigned long long)us->row_hits, (unsigned long long)us->fp_frames,
 		      (unsigned long long)us->jit_frames, (unsigned long long)us->truncated,
-		      (unsigned long long)us->tables, (unsigned long long)us->no_table);
+		      (unsigned long long)us->tables, us->build_ns / 1e9,
+		      (unsigned long long)us->no_table, (unsigned long long)us->deferred_frames,
+		      (unsigned long long)us->deferred_stacks);
 	stacks_sort(sp->stacks);
 	session_count(s, events, taken, 0);
 	session_count(s, "stacks", sp->stacks_done + stacks_count_named(sp->stacks), 0);

@@ -36,6 +36,9 @@ struct stackpipe_opts {
 	/* a FRAME_TASK frame under the process's name (stacks/frame.h):
 	 * "[pid 1234]"; per_thread: "[tid 1235]" (the samples' tid) */
 	bool per_pid, per_thread;
+	/* a long run: big binaries' unwind tables built once stacks keep
+	 * going through them (unwinder_defer_tables(), unwind/unwind.h) */
+	bool defer_tables;
 };
 
 /* One aggregated stack as a capture read it, for stackpipe_add(). */

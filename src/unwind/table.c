@@ -164,9 +164,33 @@ static long segs_merge(struct segs *acc, struct segs *cur)
 	uint64_t covered = 0;
 	size_t j = 0, a, b;
 	long err = 0;
+	bool sorted = true;
 
-	if (cur->n)
+	/* compilers write FDEs in address order: sorting is mostly a check */
+	for (size_t i = 1; i < cur->n && sorted; i++)
+		sorted = seg_cmp(&cur->v[i - 1], &cur->v[i]) <= 0;
+	if (!sorted)
 		qsort(cur->v, cur->n, sizeof(*cur->v), seg_cmp);
+	if (!acc->n) {
+		/* the first source: all of it is taken, overlaps cut in place */
+		size_t w = 0;
+
+		for (size_t i = 0; i < cur->n; i++) {
+			struct seg c = cur->v[i];
+
+			if (c.row.pc < covered)
+				c.row.pc = covered;
+			if (c.row.pc >= c.end)
+				continue;
+			covered = c.end;
+			cur->v[w++] = c;
+		}
+		segs_free(acc);
+		*acc = *cur;
+		acc->n = w;
+		memset(cur, 0, sizeof(*cur));
+		return (long)w;
+	}
 	for (size_t i = 0; i < cur->n && !err; i++) {
 		struct seg *c = &cur->v[i];
 		uint64_t lo = c->row.pc > covered ? c->row.pc : covered;

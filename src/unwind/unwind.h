@@ -42,6 +42,11 @@ struct unwind_stats {
 	uint64_t jit_frames;	/* ... of which in code no file maps (JIT) */
 	uint64_t tables;	/* binaries whose table was built */
 	uint64_t no_table;	/* binaries without usable call-frame info */
+	uint64_t build_ns;	/* CPU time spent building tables */
+	uint64_t row_hits;	/* rows answered from the unwinder's copies */
+	uint64_t deferred_frames;	/* frames stepped without their binary's table,
+					 * not built yet (unwinder_defer_tables()) */
+	uint64_t deferred_stacks;	/* stacks with such a frame */
 };
 
 struct unwinder;
@@ -58,6 +63,18 @@ int unwind_stack(struct unwinder *u, uint32_t pid, uint64_t gen,
 		 const struct unwind_regs *regs, const void *stack, size_t size,
 		 uint64_t *ips, int max, bool *truncated);
 const struct unwind_stats *unwinder_stats(const struct unwinder *u);
+/* Long runs on a machine that starts big binaries all the time: a table
+ * is built when a walk first needs it if the binary's executable mapping
+ * is under 4 MiB, else once walks have gone through it once per MiB of
+ * that mapping (a binary sampled once is not worth a second of building);
+ * until then its frames are stepped as where no table covers them (by
+ * frame pointer in auto mode), counted in deferred_frames/_stacks, and
+ * never cached.  0 or -ENOMEM. */
+int unwinder_defer_tables(struct unwinder *u);
+
+/* The rows kept from tables forgotten: after binaries were evicted from
+ * the symbol cache (a file seen again is read again, tables included). */
+void unwinder_forget_rows(struct unwinder *u);
 
 /* The call-frame table of the file mapped at [start, end) in pid (path as
  * the mapping names it, id its device and inode), one per binary for

@@ -242,3 +242,26 @@ test_ring_bytes_by_unwind_mode() {
 		fail "$c bytes of copies for $snaps copies of $s fallbacks: $(grep -E 'ring|samples|in-kernel' err.txt)"
 	[ "$r" -ge 32 ] && [ $((r % 32)) = 0 ] || fail "$r bytes of load requests: $(grep ring err.txt)"
 }
+
+# A continuous run waits before building a big binary's table, until
+# walks have gone through it once per MiB of its executable mapping
+# (chain.big: 6 MiB, so 6 walks), and then builds it on a thread of its
+# own: its first stacks (5, and those unwound while the table was being
+# built) are stepped without the table (chain.big has no frame pointers:
+# cut short), counted; then the table is given to the unwinder, once, and
+# every later stack is whole.
+test_continuous_run_defers_a_big_binarys_table() {
+	mkdir w
+	timeout 60 "$SS" profile --every 1s -v -v -F 999 -o "$T/w/cpu-%s.pb.gz" -- "$UW/chain.big" 3 \
+		2>err.txt || fail "profile exited $?: $(grep -v '^libbpf' err.txt | tail -5)"
+	built=$(grep -c "unwind table of $UW/chain.big:" err.txt)
+	[ "$built" = 1 ] || fail "chain.big's table built $built times: $(grep 'unwind table of' err.txt)"
+	read -r frames stacks < <(sed -n 's/.* \([0-9]*\) frames of \([0-9]*\) stacks stepped while their binary.s table waited.*/\1 \2/p' err.txt)
+	[ "${stacks:-0}" -ge 5 ] ||
+		fail "stacks stepped while chain.big's table waited: ${stacks:-none} (5 or more expected): $(grep 'table waited' err.txt)"
+	for f in w/*; do "$SS" flamegraph --format folded --sample-type samples "$f" || fail "$f: unreadable"; done >out.folded
+	read -r full total < <(leaf_chains out.folded leaf "${START}parent;child;leaf( |;)")
+	[ "$total" -ge 20 ] || fail "only $total samples in leaf: $(sort -t' ' -k2 -n out.folded | tail -3)"
+	[ "$((total - full))" -le "$stacks" ] ||
+		fail "$((total - full)) of $total samples in leaf lack the full chain, $stacks were stepped without the table: $(grep leaf out.folded | grep -Ev "${START}parent;child;leaf( |;)" | head -3)"
+}

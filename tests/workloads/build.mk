@@ -19,7 +19,7 @@ UWDIR := $(WLDIR)/unwind
 NOFP  := gcc -O2 -g -fomit-frame-pointer -fno-inline
 UNWIND_WORKLOADS := $(UWDIR)/chain.nofp $(UWDIR)/chain.gccfp $(UWDIR)/chain.sframe \
 	$(UWDIR)/chain.debugframe $(UWDIR)/qsort_cb $(UWDIR)/uselib $(UWDIR)/libwork.so \
-	$(UWDIR)/recurse $(UWDIR)/sighandler $(UWDIR)/libc_sleep
+	$(UWDIR)/recurse $(UWDIR)/sighandler $(UWDIR)/libc_sleep $(UWDIR)/chain.big
 workloads: $(UNWIND_WORKLOADS)
 
 $(UWDIR)/chain.nofp: tests/workloads/fp_chain.c
@@ -35,6 +35,10 @@ $(UWDIR)/chain.sframe: tests/workloads/fp_chain.c
 	$(NOFP) -Wa,--gsframe $< -o $@.tmp
 	objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr $@.tmp $@
 	rm -f $@.tmp
+# fp_chain with 6 MiB more code: a big binary (unwinder_defer_tables())
+$(UWDIR)/chain.big: tests/workloads/fp_chain.c tests/workloads/unwind/pad6m.s
+	@mkdir -p $(@D)
+	$(NOFP) $^ -o $@
 $(UWDIR)/chain.debugframe: tests/workloads/fp_chain.c
 	@mkdir -p $(@D)
 	$(NOFP) -fno-asynchronous-unwind-tables -fno-unwind-tables $< -o $@.tmp

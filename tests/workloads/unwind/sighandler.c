@@ -9,6 +9,7 @@
 
 static volatile unsigned long sink;
 static volatile int done;
+static volatile sig_atomic_t waiting;	/* main is in wait_here */
 
 static double now(void)
 {
@@ -28,12 +29,18 @@ __attribute__((noinline)) void handler_work(void)
 
 __attribute__((noinline)) void on_alarm(int sig)
 {
+	/* an alarm before main reached wait_here (a loaded machine may hold
+	 * the process in setitimer() or atof() for longer than 20 ms) does
+	 * nothing: handler_work always runs on top of wait_here */
+	if (!waiting)
+		return;
 	handler_work();
 	__asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) void wait_here(double end)
 {
+	waiting = 1;
 	while (now() < end)
 		for (int i = 0; i < 1000; i++)
 			sink += i;
@@ -44,9 +51,12 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct itimerval it = { { 0, 20000 }, { 0, 20000 } };
+	/* the argument read before the timer is armed: on a loaded machine
+	 * a first alarm could otherwise land in atof(), not wait_here() */
+	double end = now() + (argc > 1 ? atof(argv[1]) : 2.0);
 
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
-	wait_here(now() + (argc > 1 ? atof(argv[1]) : 2.0));
+	wait_here(end);
 	return 0;
 }

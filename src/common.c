@@ -30,9 +30,9 @@ void heap_prefault(size_t bytes)
 
 	if (bytes <= done || bytes > (1UL << 30))
 		return;
-	/* below this, blocks come from the heap (not a fresh mmap each);
-	 * freed, they stay in it up to twice that */
-	mallopt(M_MMAP_THRESHOLD, (int)bytes);
+	/* below this (the reserve itself too), blocks come from the heap,
+	 * not a fresh mmap each; freed, they stay in it up to twice that */
+	mallopt(M_MMAP_THRESHOLD, (int)(bytes + (1 << 20)));
 	mallopt(M_TRIM_THRESHOLD, (int)(2 * bytes));
 	p = malloc(bytes);
 	if (!p)

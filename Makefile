@@ -20,7 +20,7 @@ ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
             -Isrc -I$(BUILD) -D_GNU_SOURCE $(SANFLAGS)
-LDLIBS   += -lbpf -lelf -ldw -lz -lcurl -lpthread -ldl
+LDLIBS   += -lbpf -lelf -ldw -lz -lpthread -ldl
 BPFCFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
 SRCS     := $(filter-out %.bpf.c,$(wildcard src/*.c src/*/*.c))

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
@@ -15,6 +17,33 @@
 #include "report/text.h"
 
 int verbose;
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void heap_prefault(size_t bytes)
+{
+	static size_t done;
+	uintptr_t from, to;
+	char *p;
+
+	if (bytes <= done || bytes > (1UL << 30))
+		return;
+	/* below this (the reserve itself too), blocks come from the heap,
+	 * not a fresh mmap each; freed, they stay in it up to twice that */
+	mallopt(M_MMAP_THRESHOLD, (int)(bytes + (1 << 20)));
+	mallopt(M_TRIM_THRESHOLD, (int)(2 * bytes));
+	p = malloc(bytes);
+	if (!p)
+		return;
+	from = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	to = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+	if (to > from && madvise((void *)from, to - from, MADV_POPULATE_WRITE))
+		debug("populating %zu MiB of heap: %s", bytes >> 20, strerror(errno));
+	free(p);
+	done = bytes;
+}
 
 /* "stackscope: " + the message with its control bytes escaped: messages
  * carry file, process and symbol names others chose. */

@@ -2,6 +2,7 @@
  * -> SVG flame graph (plain, inverted, or the difference of two), folded
  * or pprof, no capture. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,17 @@ static int load(const char *path, struct stacks *s, const char *type, char *unit
 			msg("%s: %s", path, strerror(errno));
 			return 1;
 		}
+	}
+	{
+		struct stat st;
+
+		/* the model of a folded file takes about its size again, and a
+		 * few MiB however small it is; on large files faults are a small
+		 * part of the time, and memory populated in advance would only
+		 * add to the peak */
+		if (!fstat(fileno(in), &st) && S_ISREG(st.st_mode))
+			heap_prefault((size_t)st.st_size < (16 << 20) ? (size_t)st.st_size + (16 << 20)
+								      : (32 << 20));
 	}
 	/* gzip's first byte never starts a folded line; a raw profile's is
 	 * '\n', so that input is read whole and looked at */

@@ -390,6 +390,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		return err;
 	}
 	skel->rodata->filter_pids = session_filtered(s);
+	session_size_gens(s, skel->maps.targets, skel->maps.gens);
 	skel->rodata->follow_forks = session_child(s) != 0;
 	skel->rodata->want_kernel = !r->o.user_only;
 	skel->rodata->want_user = !r->o.kernel_only;

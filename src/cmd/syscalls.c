@@ -348,6 +348,7 @@ static int setup(struct sc_run *r, struct session *s)
 	skel->rodata->count_only = r->summary;
 	skel->rodata->with_stacks = r->stacks;
 	skel->rodata->filter_pids = session_filtered(s);
+	session_size_gens(s, skel->maps.targets, skel->maps.gens);
 	skel->rodata->follow_forks = r->follow;
 	skel->rodata->nr_execve = sc_table_lookup(r->table, "execve");
 	skel->rodata->nr_execveat = sc_table_lookup(r->table, "execveat");

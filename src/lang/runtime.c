@@ -109,7 +109,7 @@ static const struct ksyms *get_ksyms(struct rt *rt)
 {
 	if (!rt->ksyms_tried) {
 		rt->ksyms_tried = true;
-		rt->ksyms = ksyms_load(NULL);
+		rt->ksyms = ksyms_kernel();
 	}
 	return rt->ksyms;
 }

@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -16,6 +17,61 @@
 #define REPORT_EVERY 60.0	/* seconds between two messages on stderr */
 #define ANSWER_MAX 256		/* bytes of a server's answer kept for messages */
 #define LABEL_MAX 128
+
+/* libcurl, opened by the first ingest_new(): linked, its thirty-odd
+ * libraries would be loaded and relocated by every run of every command
+ * (about 20 ms of start-up), pushing or not. */
+static struct {
+	void *dl;
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *curl, CURLoption option, ...);
+	CURLcode (*easy_perform)(CURL *curl);
+	CURLcode (*easy_getinfo)(CURL *curl, CURLINFO info, ...);
+	const char *(*easy_strerror)(CURLcode rc);
+	char *(*easy_escape)(CURL *curl, const char *s, int len);
+	void (*free)(void *p);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
+	void (*easy_cleanup)(CURL *curl);
+} cu;
+
+#define LIBCURL "libcurl.so.4"
+
+/* Opens libcurl once; 0, or -1 with the reason said. */
+static int curl_open(void)
+{
+	static const char *const names[] = {
+		"curl_global_init", "curl_easy_init", "curl_easy_setopt", "curl_easy_perform",
+		"curl_easy_getinfo", "curl_easy_strerror", "curl_easy_escape", "curl_free",
+		"curl_slist_append", "curl_slist_free_all", "curl_easy_cleanup",
+	};
+	void **slots[] = {
+		(void **)&cu.global_init, (void **)&cu.easy_init, (void **)&cu.easy_setopt,
+		(void **)&cu.easy_perform, (void **)&cu.easy_getinfo, (void **)&cu.easy_strerror,
+		(void **)&cu.easy_escape, (void **)&cu.free, (void **)&cu.slist_append,
+		(void **)&cu.slist_free_all, (void **)&cu.easy_cleanup,
+	};
+	void *dl;
+
+	if (cu.dl)
+		return 0;
+	dl = dlopen(LIBCURL, RTLD_NOW | RTLD_LOCAL);
+	if (!dl) {
+		msg("--push: cannot load %s (Debian package libcurl4): %s", LIBCURL, dlerror());
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		*slots[i] = dlsym(dl, names[i]);
+		if (!*slots[i]) {
+			msg("--push: %s has no %s", LIBCURL, names[i]);
+			dlclose(dl);
+			return -1;
+		}
+	}
+	cu.dl = dl;
+	return 0;
+}
 
 /* A window waiting to be sent. */
 struct window {
@@ -157,14 +213,14 @@ static enum outcome post(struct ingest *in, const struct window *w, double timeo
 		 in->base, in->name, (long long)from, (long long)until, in->o.sample_rate);
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&from));
 	in->answer_len = 0;
-	curl_easy_setopt(in->curl, CURLOPT_URL, url);
-	curl_easy_setopt(in->curl, CURLOPT_POSTFIELDS, w->data);
-	curl_easy_setopt(in->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)w->len);
-	curl_easy_setopt(in->curl, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
-	curl_easy_setopt(in->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout * 1000));
-	rc = curl_easy_perform(in->curl);
+	cu.easy_setopt(in->curl, CURLOPT_URL, url);
+	cu.easy_setopt(in->curl, CURLOPT_POSTFIELDS, w->data);
+	cu.easy_setopt(in->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)w->len);
+	cu.easy_setopt(in->curl, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
+	cu.easy_setopt(in->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout * 1000));
+	rc = cu.easy_perform(in->curl);
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(in->curl, CURLINFO_RESPONSE_CODE, &code);
+		cu.easy_getinfo(in->curl, CURLINFO_RESPONSE_CODE, &code);
 	pthread_mutex_lock(&in->lock);
 	if (rc == CURLE_OK && code >= 200 && code < 300) {
 		in->st.pushed++;
@@ -183,7 +239,7 @@ static enum outcome post(struct ingest *in, const struct window *w, double timeo
 		in->st.timeouts++;
 	if (rc != CURLE_OK)
 		report(in, "the window from %s: %s (will retry)", when,
-		       rc == CURLE_ABORTED_BY_CALLBACK ? "abandoned at exit" : curl_easy_strerror(rc));
+		       rc == CURLE_ABORTED_BY_CALLBACK ? "abandoned at exit" : cu.easy_strerror(rc));
 	else
 		report(in, "the window from %s: HTTP %ld: %s (will retry)", when, code,
 		       answer_line(in));
@@ -332,42 +388,47 @@ struct ingest *ingest_new(const struct ingest_opts *o)
 		ingest_free(in);
 		return NULL;
 	}
+	if (curl_open()) {
+		errno = ENOENT;
+		ingest_free(in);
+		return NULL;
+	}
 	/* before any thread: curl_global_init is not thread-safe */
-	if (!curl_ready && curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK)
+	if (!curl_ready && cu.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK)
 		curl_ready = true;
-	in->curl = curl_easy_init();
+	in->curl = cu.easy_init();
 	in->q = calloc(in->o.queue, sizeof(*in->q));
 	if (!in->curl || !in->q || asprintf(&name, "%s.cpu{%s}", o->service, o->labels) < 0)
 		goto fail;
 	{
-		char *esc = curl_easy_escape(in->curl, name, 0);
+		char *esc = cu.easy_escape(in->curl, name, 0);
 
 		free(name);
 		if (!esc)
 			goto fail;
 		in->name = strdup(esc);
-		curl_free(esc);
+		cu.free(esc);
 		if (!in->name)
 			goto fail;
 	}
-	in->headers = curl_slist_append(NULL, "Content-Type: application/octet-stream");
+	in->headers = cu.slist_append(NULL, "Content-Type: application/octet-stream");
 	/* no "Expect: 100-continue" round trip */
-	in->headers = curl_slist_append(in->headers, "Expect:");
+	in->headers = cu.slist_append(in->headers, "Expect:");
 	if (o->tenant) {
 		snprintf(hdr, sizeof(hdr), "X-Scope-OrgID: %s", o->tenant);
-		in->headers = curl_slist_append(in->headers, hdr);
+		in->headers = cu.slist_append(in->headers, hdr);
 	}
 	if (!in->headers)
 		goto fail;
-	curl_easy_setopt(in->curl, CURLOPT_HTTPHEADER, in->headers);
-	curl_easy_setopt(in->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(in->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(in->curl, CURLOPT_USERAGENT, "stackscope");
-	curl_easy_setopt(in->curl, CURLOPT_WRITEFUNCTION, keep_answer);
-	curl_easy_setopt(in->curl, CURLOPT_WRITEDATA, in);
-	curl_easy_setopt(in->curl, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(in->curl, CURLOPT_XFERINFOFUNCTION, progress);
-	curl_easy_setopt(in->curl, CURLOPT_XFERINFODATA, in);
+	cu.easy_setopt(in->curl, CURLOPT_HTTPHEADER, in->headers);
+	cu.easy_setopt(in->curl, CURLOPT_NOSIGNAL, 1L);
+	cu.easy_setopt(in->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	cu.easy_setopt(in->curl, CURLOPT_USERAGENT, "stackscope");
+	cu.easy_setopt(in->curl, CURLOPT_WRITEFUNCTION, keep_answer);
+	cu.easy_setopt(in->curl, CURLOPT_WRITEDATA, in);
+	cu.easy_setopt(in->curl, CURLOPT_NOPROGRESS, 0L);
+	cu.easy_setopt(in->curl, CURLOPT_XFERINFOFUNCTION, progress);
+	cu.easy_setopt(in->curl, CURLOPT_XFERINFODATA, in);
 	err = pthread_create(&in->thread, NULL, sender, in);
 	if (err)
 		goto fail;
@@ -436,9 +497,10 @@ void ingest_free(struct ingest *in)
 	for (unsigned int i = 0; in->q && i < in->n; i++)
 		drop(&in->q[(in->head + i) % in->o.queue]);
 	free(in->q);
-	curl_slist_free_all(in->headers);
+	if (in->headers)
+		cu.slist_free_all(in->headers);
 	if (in->curl)
-		curl_easy_cleanup(in->curl);
+		cu.easy_cleanup(in->curl);
 	pthread_cond_destroy(&in->cond);
 	pthread_cond_destroy(&in->idle);
 	pthread_mutex_destroy(&in->lock);

@@ -527,7 +527,7 @@ static struct symbolizer *symbolizer(struct stackpipe *sp, bool kernel)
 {
 	if (kernel && sp->o.kernel && !sp->ks_read) {
 		sp->ks_read = true;
-		sp->ks = ksyms_load(NULL);
+		sp->ks = ksyms_kernel();
 		if (!sp->ks)
 			msg("/proc/kallsyms: %s; kernel frames stay unsymbolized",
 			    errno == EPERM ? "addresses hidden (kptr_restrict)" : strerror(errno));

@@ -1,9 +1,15 @@
-/* Kernel symbols from /proc/kallsyms.
+/* Kernel symbols: the running kernel's, named on demand (ksyms_kernel()),
+ * or a whole kallsyms file (ksyms_load()).
  *
- * The real file has ~120-200k lines and is read on every run, so loading
- * avoids per-line work beyond a scan: the whole file is read into one
- * buffer, each kept line is cut in place (NULs written after the name and
- * the module), and struct ksym points into that buffer. */
+ * The real /proc/kallsyms has ~120-200k lines, which the kernel formats
+ * one by one for the reader (~50 ms of system time), while a run names a
+ * few hundred addresses: ksyms_kernel() asks the kernel about those only,
+ * through a small BPF program (bpf/ksym.bpf.c) whose "%pS" is the kernel's
+ * own symbol look-up, a batch of addresses per run of the program.
+ *
+ * A file is loaded without per-line work beyond a scan: the whole file is
+ * read into one buffer, each kept line is cut in place (NULs written after
+ * the name and the module), and struct ksym points into that buffer. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +17,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
+#include "common.h"
+#include "hashtab.h"
+#include "strpool.h"
 #include "sym/ksyms.h"
+#include "bpf/ksym.h"
+#include "ksym.skel.h"
 
 /* syms is sorted by addr with one entry per address; every string points
  * into buf, which holds the whole file. */
@@ -20,6 +33,23 @@ struct ksyms {
 	struct ksym *syms;
 	size_t n;
 	char *buf;
+	struct knames *live;	/* ksyms_kernel(): syms unused */
+};
+
+/* An address asked about and its symbol (sym.name NULL: none). */
+struct kname {
+	unsigned long ip;
+	struct ksym sym;
+};
+
+/* The running kernel's names, asked for address by address. */
+struct knames {
+	struct ksym_bpf *skel;
+	struct htab *byip;	/* of struct kname, owned */
+	struct strpool *strs;	/* names and modules */
+	struct ksyms *all;	/* /proc/kallsyms whole, once the program failed */
+	bool all_tried;
+	unsigned long asked;	/* program runs */
 };
 
 #define READ_CHUNK (1 << 20)
@@ -267,12 +297,198 @@ free_ks:
 	return NULL;
 }
 
+/* ---- named on demand ------------------------------------------------- */
+
+static bool kname_eq(const void *entry, const void *key)
+{
+	return ((const struct kname *)entry)->ip == *(const unsigned long *)key;
+}
+
+int ksym_parse_text(const char *text, unsigned long ip, struct ksym *k, char *name, size_t size,
+		    char *module, size_t msize)
+{
+	const char *end = text + strlen(text), *plus, *open;
+	unsigned long off;
+	char *e;
+
+	k->addr = ip;
+	k->name = NULL;
+	k->module = NULL;
+	/* no symbol: the bare address */
+	if (!*text || !strncmp(text, "0x", 2))
+		return -ENOENT;
+	if (end[-1] == ']' && (open = strstr(text, " [")) && open + 2 < end - 1) {
+		snprintf(module, msize, "%.*s", (int)(end - 1 - (open + 2)), open + 2);
+		k->module = module;
+		end = open;
+	}
+	plus = memrchr(text, '+', (size_t)(end - text));
+	if (plus && plus > text) {
+		errno = 0;
+		off = strtoul(plus + 1, &e, 16);
+		if (!errno && e > plus + 1 && *e == '/' && off <= ip) {
+			k->addr = ip - off;
+			end = plus;
+		}
+	}
+	/* else cut short: all of it is the name, at the address itself */
+	snprintf(name, size, "%.*s", (int)(end - text), text);
+	k->name = name;
+	return 0;
+}
+
+/* Falls back to the whole file, once; false when that fails too. */
+static bool read_all_kallsyms(struct knames *kn)
+{
+	if (!kn->all_tried) {
+		kn->all_tried = true;
+		kn->all = ksyms_load(NULL);
+	}
+	return kn->all != NULL;
+}
+
+/* Names the batch in one run of the program; false when it cannot run. */
+static bool name_batch(struct knames *kn, struct kname **batch, unsigned int n)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, to);
+	char name[KSYM_TEXT], module[64];
+
+	for (unsigned int i = 0; i < n; i++)
+		kn->skel->bss->addrs[i] = batch[i]->ip;
+	kn->skel->bss->nr = n;
+	memset(kn->skel->bss->names, 0, n * KSYM_TEXT);
+	if (bpf_prog_test_run_opts(bpf_program__fd(kn->skel->progs.name_addrs), &to)) {
+		debug("naming kernel addresses: %s; reading /proc/kallsyms", strerror(errno));
+		return false;
+	}
+	kn->asked++;
+	for (unsigned int i = 0; i < n; i++) {
+		struct kname *e = batch[i];
+		char *text = kn->skel->bss->names[i];
+
+		text[KSYM_TEXT - 1] = '\0';
+		if (ksym_parse_text(text, e->ip, &e->sym, name, sizeof(name), module, sizeof(module)))
+			continue;
+		e->sym.name = strpool_intern(kn->strs, name);
+		e->sym.module = e->sym.module ? strpool_intern(kn->strs, module) : NULL;
+	}
+	return true;
+}
+
+/* The cached entry of ip, or a new one added to batch (NULL: no memory). */
+static struct kname *kname_get(struct knames *kn, unsigned long ip, struct kname **batch,
+			       unsigned int *n)
+{
+	uint64_t h = mix64(ip);
+	struct kname *e = htab_find(kn->byip, h, &ip, kname_eq);
+
+	if (e)
+		return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->ip = ip;
+	if (htab_insert(kn->byip, h, e)) {
+		free(e);
+		return NULL;
+	}
+	batch[(*n)++] = e;
+	return e;
+}
+
+void ksyms_want(const struct ksyms *ks, const uint64_t *ips, size_t n)
+{
+	struct knames *kn = ks ? ks->live : NULL;
+	struct kname *batch[KSYM_BATCH];
+	unsigned int nb = 0;
+
+	if (!kn || kn->all)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		kname_get(kn, (unsigned long)ips[i], batch, &nb);
+		if (nb == KSYM_BATCH || (nb && i + 1 == n)) {
+			if (!name_batch(kn, batch, nb)) {
+				read_all_kallsyms(kn);
+				return;
+			}
+			nb = 0;
+		}
+	}
+}
+
+static const struct ksym *live_find(struct knames *kn, unsigned long addr)
+{
+	struct kname *batch[1], *e;
+	unsigned int n = 0;
+
+	if (!kn->all) {
+		e = kname_get(kn, addr, batch, &n);
+		if (e && (!n || name_batch(kn, batch, n)))
+			return e->sym.name ? &e->sym : NULL;
+		if (e && !read_all_kallsyms(kn))
+			return NULL;
+	}
+	return kn->all ? ksyms_find(kn->all, addr) : NULL;
+}
+
+static void knames_free(struct knames *kn)
+{
+	struct kname *e;
+	size_t pos = 0;
+
+	if (!kn)
+		return;
+	if (kn->byip) {
+		while ((e = htab_next(kn->byip, &pos)))
+			free(e);
+		htab_free(kn->byip);
+	}
+	strpool_free(kn->strs);
+	ksyms_free(kn->all);
+	ksym_bpf__destroy(kn->skel);
+	free(kn);
+}
+
+struct ksyms *ksyms_kernel(void)
+{
+	struct ksyms *ks = calloc(1, sizeof(*ks));
+	struct knames *kn = calloc(1, sizeof(*kn));
+
+	if (!ks || !kn)
+		goto whole;
+	kn->byip = htab_new(1024);
+	kn->strs = strpool_new();
+	if (!kn->byip || !kn->strs)
+		goto whole;
+	kn->skel = ksym_bpf__open_and_load();
+	if (!kn->skel) {
+		debug("the kernel-naming BPF program: %s; reading /proc/kallsyms", strerror(errno));
+		goto whole;
+	}
+	ks->live = kn;
+	return ks;
+
+whole:
+	knames_free(kn);
+	free(ks);
+	return ksyms_load(NULL);
+}
+
+unsigned long ksyms_asked(const struct ksyms *ks)
+{
+	return ks && ks->live ? ks->live->asked : 0;
+}
+
+/* ---- one file ---------------------------------------------------------- */
+
 const struct ksym *ksyms_find(const struct ksyms *ks, unsigned long addr)
 {
 	size_t lo = 0, hi;
 
 	if (!ks)
 		return NULL;
+	if (ks->live)
+		return live_find(ks->live, addr);
 	/* first index whose addr > addr */
 	hi = ks->n;
 	while (lo < hi) {
@@ -288,6 +504,8 @@ const struct ksym *ksyms_find(const struct ksyms *ks, unsigned long addr)
 
 unsigned long ksyms_count(const struct ksyms *ks)
 {
+	if (ks && ks->live)
+		return ks->live->all ? ksyms_count(ks->live->all) : htab_count(ks->live->byip);
 	return ks ? ks->n : 0;
 }
 
@@ -295,6 +513,7 @@ void ksyms_free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
+	knames_free(ks->live);
 	free(ks->syms);
 	free(ks->buf);
 	free(ks);

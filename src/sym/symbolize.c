@@ -172,6 +172,7 @@ int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, struct fr
 	const char *names[n > 0 ? n : 1];
 	int first = 0, m = 0;
 
+	ksyms_want(s->ks, ips, n > 0 ? (size_t)n : 0);
 	for (int i = 0; i < n; i++) {
 		const struct ksym *k = s->ks ? ksyms_find(s->ks, ips[i]) : NULL;
 

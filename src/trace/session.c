@@ -169,6 +169,12 @@ bool session_filtered(const struct session *s)
 	return s->o.npids > 0 || s->o.cmd;
 }
 
+void session_size_gens(const struct session *s, struct bpf_map *targets, struct bpf_map *gens)
+{
+	if (session_filtered(s))
+		bpf_map__set_max_entries(gens, 2 * bpf_map__max_entries(targets));
+}
+
 int session_fill_targets(struct session *s, int map_fd)
 {
 	__u8 on = TARGET_ON, gated = TARGET_PRE_EXEC;

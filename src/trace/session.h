@@ -49,6 +49,7 @@ void session_opts_free(struct session_opts *o);
 
 struct session;
 struct bpf_link;
+struct bpf_map;
 
 /* NULL with errno (said); EPERM: -o names another user's FIFO or device. */
 struct session *session_new(const struct session_opts *o);
@@ -66,6 +67,10 @@ bool session_filtered(const struct session *s);
 /* Puts the -p pids (TARGET_ON) and the gated command (TARGET_PRE_EXEC:
  * traced from its own execve) in a `targets` map (bpf/procs.h). */
 int session_fill_targets(struct session *s, int map_fd);
+/* Sizes the `gens` map (bpf/procs.bpf.h) before load: in a filtered run
+ * it holds only pids of `targets`, so twice that (LRU slack) instead of
+ * the system-wide size, whose preallocation costs start-up time. */
+void session_size_gens(const struct session *s, struct bpf_map *targets, struct bpf_map *gens);
 
 /* Owns a BPF link or a perf event fd from now on: released at
  * session_detach() or session_free(), newest first. */

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include "test.h"
 #include "common.h"
 #include "strpool.h"
@@ -16,6 +18,43 @@
 #include "sym/symbolize.h"
 #include "unwind/unwind.h"
 #include "stacks/stackagg.h"
+
+/* In a child (the settings are the process's): after heap_prefault(),
+ * an allocation below its size is in memory before anything touched it. */
+static int prefaulted_child(size_t reserve, size_t block)
+{
+	unsigned char vec[4096];
+	uintptr_t from, to;
+	size_t pages, resident = 0;
+	char *p;
+
+	heap_prefault(reserve);
+	p = malloc(block);
+	if (!p)
+		return 2;
+	from = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	to = ((uintptr_t)p + block) & ~(uintptr_t)4095;
+	pages = (to - from) / 4096;
+	if (pages > sizeof(vec) || mincore((void *)from, to - from, vec))
+		return 3;
+	for (size_t i = 0; i < pages; i++)
+		resident += vec[i] & 1;
+	return resident == pages ? 0 : 1;
+}
+
+TEST(heap_prefault_populates_the_next_allocations)
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	CHECK(pid >= 0);
+	if (pid == 0)
+		_exit(prefaulted_child(12 << 20, 8 << 20));
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	/* 0: every page of the 8 MiB block was resident untouched */
+	CHECK_INT(WEXITSTATUS(status), 0);
+}
 
 TEST(strpool_interns_once)
 {

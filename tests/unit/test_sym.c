@@ -9,6 +9,8 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -604,6 +606,123 @@ TEST(ksyms_errors)
 	CHECK_INT(errno, ENOENT);
 	CHECK(!ksyms_find(NULL, 1));
 	ksyms_free(NULL);
+}
+
+TEST(ksym_parse_text_forms)
+{
+	char name[64], mod[16];
+	struct ksym k;
+
+	CHECK_INT(ksym_parse_text("schedule+0x10/0x80", 0xffffffff81002010, &k, name,
+				  sizeof(name), mod, sizeof(mod)), 0);
+	CHECK_STR(k.name, "schedule");
+	CHECK(k.addr == 0xffffffff81002000);
+	CHECK(!k.module);
+	CHECK_INT(ksym_parse_text("ext4_find_entry+0x0/0x200 [ext4]", 0xffffffffc0001000, &k,
+				  name, sizeof(name), mod, sizeof(mod)), 0);
+	CHECK_STR(k.name, "ext4_find_entry");
+	CHECK_STR(k.module, "ext4");
+	CHECK(k.addr == 0xffffffffc0001000);
+	/* compiler clones keep their suffix */
+	CHECK_INT(ksym_parse_text("ptrace_stop.part.0+0x1ab/0x2c0", 0x11ab, &k, name,
+				  sizeof(name), mod, sizeof(mod)), 0);
+	CHECK_STR(k.name, "ptrace_stop.part.0");
+	CHECK(k.addr == 0x1000);
+	/* no symbol: the bare address */
+	CHECK_INT(ksym_parse_text("0xffffffffc0003004", 0xffffffffc0003004, &k, name,
+				  sizeof(name), mod, sizeof(mod)), -ENOENT);
+	CHECK(!k.name);
+	CHECK_INT(ksym_parse_text("", 1, &k, name, sizeof(name), mod, sizeof(mod)), -ENOENT);
+	/* cut short before the offset: all of it names the address itself */
+	CHECK_INT(ksym_parse_text("a_very_long_name_cut_sh", 0x2000, &k, name, sizeof(name),
+				  mod, sizeof(mod)), 0);
+	CHECK_STR(k.name, "a_very_long_name_cut_sh");
+	CHECK(k.addr == 0x2000);
+	/* an offset past the address is not believed */
+	CHECK_INT(ksym_parse_text("f+0x3000/0x4000", 0x2000, &k, name, sizeof(name), mod,
+				  sizeof(mod)), 0);
+	CHECK_STR(k.name, "f+0x3000/0x4000");
+	CHECK(k.addr == 0x2000);
+	/* bounded: the name cut to the buffer */
+	CHECK_INT(ksym_parse_text("name_longer_than_the_buffer+0x1/0x2", 0x11, &k, name, 8, mod,
+				  sizeof(mod)), 0);
+	CHECK_STR(k.name, "name_lo");
+}
+
+/* Text symbols of /proc/kallsyms alone at their address (no alias to
+ * choose between), outside BPF programs (those come and go): every
+ * stride-th, into addrs[] and names[]. */
+static size_t unique_kernel_symbols(unsigned long *addrs, char (*names)[128], size_t max,
+				    size_t stride)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], prev_name[128] = "", t, name[256];
+	unsigned long a, prev = 0, prev_prev = 1;
+	size_t n = 0, seen = 0;
+	bool prev_text = false;
+
+	if (!f)
+		return 0;
+	/* prev is kept when the lines around it have other addresses */
+	while (n < max && fgets(line, sizeof(line), f)) {
+		bool text;
+
+		if (sscanf(line, "%lx %c %255s", &a, &t, name) != 3)
+			continue;
+		text = (t == 't' || t == 'T') && !strstr(line, "[bpf]") && strlen(name) < 128;
+		if (prev_text && prev != prev_prev && prev != a && prev && seen++ % stride == 0) {
+			addrs[n] = prev;
+			snprintf(names[n], sizeof(names[n]), "%s", prev_name);
+			n++;
+		}
+		prev_prev = prev;
+		prev = a;
+		prev_text = text;
+		snprintf(prev_name, sizeof(prev_name), "%.127s", name);
+	}
+	fclose(f);
+	return n;
+}
+
+TEST(ksyms_kernel_names_as_kallsyms)
+{
+	static unsigned long addrs[600];
+	static char names[600][128];
+	uint64_t ips[600];
+	struct ksyms *ks;
+	size_t n;
+	int wrong = 0;
+
+	if (geteuid() != 0)
+		SKIP("naming kernel addresses needs root");
+	n = unique_kernel_symbols(addrs, names, 600, 50);
+	if (n < 300)
+		SKIP("/proc/kallsyms gives %zu usable text symbols", n);
+	ks = ksyms_kernel();
+	CHECK(ks);
+	if (!ks)
+		return;
+	for (size_t i = 0; i < n; i++)
+		ips[i] = addrs[i] + (i & 1);	/* the start, or inside */
+	/* in batches of 256: as few runs of the program as that takes */
+	ksyms_want(ks, ips, n);
+	CHECK_INT(ksyms_asked(ks), (n + 255) / 256);
+	for (size_t i = 0; i < n; i++) {
+		const struct ksym *k = ksyms_find(ks, ips[i]);
+
+		if (!k || k->addr != addrs[i] || strcmp(k->name, names[i])) {
+			if (wrong++ < 5)
+				CHECK_STR(k ? k->name : "(none)", names[i]);
+		}
+	}
+	CHECK_INT(wrong, 0);
+	/* all named already: no more runs */
+	CHECK_INT(ksyms_asked(ks), (n + 255) / 256);
+	CHECK_INT(ksyms_count(ks), n);
+	/* one at a time works too; an address no symbol holds has none */
+	CHECK(!ksyms_find(ks, 0x10));
+	CHECK_INT(ksyms_asked(ks), (n + 255) / 256 + 1);
+	ksyms_free(ks);
 }
 
 TEST(ksyms_tracer_frames)

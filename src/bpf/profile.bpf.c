@@ -42,39 +42,22 @@ struct counts_map counts SEC(".maps"), counts_b SEC(".maps");
 
 struct stack_store stacks_b SEC(".maps");
 
-/* The inner maps' shapes, one entry each: libbpf creates a map of this
- * shape (preallocated) only for the kernel to check the maps put in the
- * slots against (type, key, value and flags; a hash's size may differ);
- * the full sizes would cost 20 MiB of preallocation at every start. */
-struct counts_shape {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, struct profile_key);
-	__type(value, __u64);
-};
-struct stacks_shape {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u64);
-	__type(value, struct stack_trace);
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 2);
 	__type(key, __u32);
-	__array(values, struct counts_shape);
+	__array(values, struct counts_map);
 } count_slots SEC(".maps") = {
-	.values = { (void *)&counts, (void *)&counts_b },
+	.values = { &counts, &counts_b },
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 2);
 	__type(key, __u32);
-	__array(values, struct stacks_shape);
+	__array(values, struct stack_store);
 } stack_slots SEC(".maps") = {
-	.values = { (void *)&stacks, (void *)&stacks_b },
+	.values = { &stacks, &stacks_b },
 };
 
 /* User-stack snapshots to unwind in user space (USTACK_SNAPSHOT). */

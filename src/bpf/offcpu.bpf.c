@@ -35,6 +35,7 @@ const volatile __u32 ustack_mode = USTACK_FP;	/* USTACK_SNAPSHOT: deferred; USTA
 /* A thread off the CPU: when and where it left. */
 struct start {
 	__u64 ts;
+	__u64 cpu_ns;		/* the thread's CPU time then (se.sum_exec_runtime) */
 	__u64 kstack, ustack;
 	__u64 uip, usp;		/* user registers then (snapshot mode) */
 };
@@ -220,13 +221,13 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	struct start *st, s = {};
 
 	/* prev's last switch-in went by without this program (the kernel
-	 * ran no probe for it: seen when sched_switch's probes change while
-	 * other tracers attach and detach): its interval ended when prev
-	 * came back on a CPU, as long ago as the CPU time of the slice it
-	 * runs now (its scheduler accounting is up to date here) */
+	 * ran no probe for it: seen while other tracers attach and detach
+	 * sched_switch probes): its time off the CPU since it left is the
+	 * time since then less the CPU time it has had since (its scheduler
+	 * accounting is up to date here), whatever else went unseen */
 	st = bpf_map_lookup_elem(&starts, &tid);
 	if (st) {
-		__u64 ran = prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime;
+		__u64 ran = prev->se.sum_exec_runtime - st->cpu_ns;
 
 		if (ran > now - st->ts)
 			ran = now - st->ts;
@@ -243,6 +244,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	     (state_filter == OFFCPU_STATE_SLEEP && (prev_state & 0xff) == 1) ||
 	     (state_filter == OFFCPU_STATE_DISK && (prev_state & 0xff) == 2))) {
 		s.ts = now;
+		s.cpu_ns = prev->se.sum_exec_runtime;
 		if (want_kernel)
 			s.kstack = record_stack(ctx, 0);
 		if (want_user && !is_kthread(prev)) {

@@ -74,8 +74,8 @@ enum offcpu_stat {
 	OSTAT_USTACK_LOST,	/* ... of the fallbacks, with no user stack */
 	OSTAT_UNSEEN,		/* a switch-out of a thread whose last one is
 				 * still in `starts`: the switch-in between was
-				 * not seen; its interval ended by the CPU time
-				 * the thread has run since it came back */
+				 * not seen; its interval is the time since then
+				 * less the CPU time the thread had since */
 	OSTAT_NR,
 };
 

@@ -101,6 +101,8 @@ struct kunwind_walk {
 	__u32 exact;
 	__u32 result;
 	__u32 fp_frames;
+	__u32 unmapped_ra;	/* the frame before: a return address in no
+				 * mapping, stepped by frame pointer */
 };
 
 static __always_inline void kunwind_stat_add(__u32 idx, __u64 n)
@@ -257,7 +259,7 @@ static long kunwind_frame(__u64 index, void *arg)
 	struct kunwind_row *row = NULL;
 	struct kunwind_map *m;
 	__u64 pc, prev_sp = w->sp;
-	__u32 n = w->n, r;
+	__u32 n = w->n, r, exact = w->exact;
 
 	/* bpf_loop() calls no more after a 1, but the verifier goes on into
 	 * the next call with every state a 1 left (each result, each flag):
@@ -272,15 +274,33 @@ static long kunwind_frame(__u64 index, void *arg)
 	st->ips[n] = w->ip;
 	w->n = n + 1;
 	/* a return address is after the call: look up the call */
-	pc = w->exact ? w->ip : w->ip - 1;
+	pc = exact ? w->ip : w->ip - 1;
 	w->exact = 0;
 	m = kunwind_find_map(p, pc);
+	if (!m && w->unmapped_ra) {
+		/* the step from a return address in no mapping did not
+		 * reach one either: no return address (a stale word, a new
+		 * thread's first frame); both dropped (unwind/unwind.c: the
+		 * same rule) */
+		w->n = n > 0 ? n - 1 : 0;
+		w->result = KW_TRUNC;
+		return 1;
+	}
+	w->unmapped_ra = 0;
 	if (!m) {
 		if (!(p->flags & KUNWIND_UNMAPPED_FP)) {
 			w->result = KW_UNMAPPED;
 			return 1;
 		}
 		r = kunwind_step_fp(w);
+		/* a return address there is kept only if that step
+		 * reaches a mapped pc */
+		if (!exact && r != KW_OK) {
+			w->n = n;
+			w->result = KW_TRUNC;
+			return 1;
+		}
+		w->unmapped_ra = !exact;
 	} else if (m->kind == KUNWIND_SNAPSHOT) {
 		w->result = KW_CAPACITY;
 		return 1;

@@ -35,6 +35,7 @@ const volatile __u32 ustack_mode = USTACK_FP;	/* USTACK_SNAPSHOT: deferred; USTA
 /* A thread off the CPU: when and where it left. */
 struct start {
 	__u64 ts;
+	__u64 cpu_ns;		/* the thread's CPU time then (se.sum_exec_runtime) */
 	__u64 kstack, ustack;
 	__u64 uip, usp;		/* user registers then (snapshot mode) */
 };
@@ -100,6 +101,8 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } stats SEC(".maps");
+
+#define TASK_DEAD_ 0x80	/* prev_state of a thread's last switch-out */
 
 static __always_inline bool is_kthread(struct task_struct *t)
 {
@@ -172,6 +175,43 @@ static __always_inline void defer(const struct offcpu_key *key, __u64 delta, __u
 	}
 }
 
+/* The end of t's blocked interval st at time end: counted in the
+ * kernel, or pending its user stack (deferrable: t is about to run where
+ * it blocked, not back in user space yet). */
+static __always_inline void finish(struct task_struct *t, const struct start *st, __u64 end,
+				   bool deferrable)
+{
+	__u64 delta = end - st->ts, uip = st->uip, usp = st->usp;
+	__u32 tid = t->pid;
+	struct offcpu_key key = {};
+
+	if (delta < min_ns || delta > max_ns)
+		return;
+	key.kstack = st->kstack;
+	key.ustack = st->ustack;
+	key.pid = t->tgid;
+	key.tid = tid;
+	key.gen = gen_of(key.pid);
+	BPF_CORE_READ_STR_INTO(&key.comm, t, comm);
+	if (wakers) {
+		struct waker *w = bpf_map_lookup_elem(&waking, &tid);
+
+		if (w) {
+			key.waker_pid = w->pid;
+			key.waker_gen = w->gen;
+			key.waker_kstack = w->kstack;
+			key.waker_ustack = w->ustack;
+			__builtin_memcpy(key.waker_comm, w->comm, sizeof(key.waker_comm));
+			bpf_map_delete_elem(&waking, &tid);
+		}
+	}
+	stat_inc(&stats, OSTAT_INTERVALS);
+	if (deferrable && ustack_mode != USTACK_FP && usp)
+		defer(&key, delta, uip, usp);
+	else
+		count(&key, delta, 1);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -180,13 +220,31 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	__u32 tid = prev->pid;
 	struct start *st, s = {};
 
+	/* prev's last switch-in went by without this program (the kernel
+	 * ran no probe for it: seen while other tracers attach and detach
+	 * sched_switch probes): its time off the CPU since it left is the
+	 * time since then less the CPU time it has had since (its scheduler
+	 * accounting is up to date here), whatever else went unseen */
+	st = bpf_map_lookup_elem(&starts, &tid);
+	if (st) {
+		__u64 ran = prev->se.sum_exec_runtime - st->cpu_ns;
+
+		if (ran > now - st->ts)
+			ran = now - st->ts;
+		stat_inc(&stats, OSTAT_UNSEEN);
+		finish(prev, st, now - ran, false);
+		bpf_map_delete_elem(&starts, &tid);
+	}
+
 	/* prev leaves the CPU: this program runs in its context, so its
-	 * stacks are the current ones */
-	if (wanted(prev) &&
+	 * stacks are the current ones (not a dying thread's last switch:
+	 * no switch-in ends it, and its tid may be a new thread's) */
+	if (!(prev_state & TASK_DEAD_) && wanted(prev) &&
 	    (state_filter == OFFCPU_STATE_ANY ||
 	     (state_filter == OFFCPU_STATE_SLEEP && (prev_state & 0xff) == 1) ||
 	     (state_filter == OFFCPU_STATE_DISK && (prev_state & 0xff) == 2))) {
 		s.ts = now;
+		s.cpu_ns = prev->se.sum_exec_runtime;
 		if (want_kernel)
 			s.kstack = record_stack(ctx, 0);
 		if (want_user && !is_kthread(prev)) {
@@ -221,35 +279,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	tid = next->pid;
 	st = bpf_map_lookup_elem(&starts, &tid);
 	if (st) {
-		__u64 delta = now - st->ts, uip = st->uip, usp = st->usp;
-		struct offcpu_key key = {};
-
-		key.kstack = st->kstack;
-		key.ustack = st->ustack;
+		finish(next, st, now, true);
 		bpf_map_delete_elem(&starts, &tid);
-		if (delta < min_ns || delta > max_ns)
-			return 0;
-		key.pid = next->tgid;
-		key.tid = tid;
-		key.gen = gen_of(key.pid);
-		BPF_CORE_READ_STR_INTO(&key.comm, next, comm);
-		if (wakers) {
-			struct waker *w = bpf_map_lookup_elem(&waking, &tid);
-
-			if (w) {
-				key.waker_pid = w->pid;
-				key.waker_gen = w->gen;
-				key.waker_kstack = w->kstack;
-				key.waker_ustack = w->ustack;
-				__builtin_memcpy(key.waker_comm, w->comm, sizeof(key.waker_comm));
-				bpf_map_delete_elem(&waking, &tid);
-			}
-		}
-		stat_inc(&stats, OSTAT_INTERVALS);
-		if (ustack_mode != USTACK_FP && usp)
-			defer(&key, delta, uip, usp);
-		else
-			count(&key, delta, 1);
 	}
 	return 0;
 }

@@ -72,6 +72,10 @@ enum offcpu_stat {
 	OSTAT_RING_FULL,	/* a snapshot not queued: `snapshots` full */
 	OSTAT_PENDING_FULL,	/* `pending` full: counted with the fp stack */
 	OSTAT_USTACK_LOST,	/* ... of the fallbacks, with no user stack */
+	OSTAT_UNSEEN,		/* a switch-out of a thread whose last one is
+				 * still in `starts`: the switch-in between was
+				 * not seen; its interval is the time since then
+				 * less the CPU time the thread had since */
 	OSTAT_NR,
 };
 

@@ -279,6 +279,20 @@ static uint64_t stat_sum(struct offcpu_run *r, enum offcpu_stat idx)
 	return percpu_sum(bpf_map__fd(r->skel->maps.stats), idx);
 }
 
+/* Runs of a program the kernel skipped (it was already running on that
+ * CPU): for on_switch, a switch-out or switch-in not seen, so a blocked
+ * interval lost. */
+static uint64_t recursion_misses(struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (!prog || bpf_program__fd(prog) < 0 ||
+	    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 /* One wait (or sum of waits) as stackrun wants it; uips/nu from the
  * caller when the user stack was unwound here, else read by handle. */
 static int add_wait(struct stackpipe *sp, struct offcpu_run *r, const struct offcpu_key *key,
@@ -443,7 +457,7 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 	struct offcpu_key key, next, *prev = NULL;
 	struct offcpu_value v;
 	__u32 tid, ntid, *ptid = NULL;
-	uint64_t leftover = 0, lost_ustacks = 0;
+	uint64_t leftover = 0, lost_ustacks = 0, missed, exit_missed;
 	int err;
 
 	/* waits counted in the kernel, with frame-pointer user stacks */
@@ -479,9 +493,13 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 		if (err)
 			return err;
 	}
+	missed = recursion_misses(r->skel->progs.on_switch);
+	exit_missed = snapshots_on(r) ? recursion_misses(r->skel->progs.on_sys_exit) : 0;
 	debug("%llu switch-outs, %llu intervals counted (%llu with a deferred user stack, "
 	      "%llu with the frame-pointer one, %llu pending at the end, %llu of exited threads before), %llu stacks under 0.5 us "
-	      "in all left out (%llu waits); starts full %llu, pending full %llu, counts full %llu, ring full %llu",
+	      "in all left out (%llu waits); starts full %llu, pending full %llu, counts full %llu, "
+	      "ring full %llu, switch-ins not seen %llu, sched_switch runs missed %llu, "
+	      "sys_exit runs missed %llu",
 	      (unsigned long long)stat_sum(r, OSTAT_SWITCHES),
 	      (unsigned long long)stat_sum(r, OSTAT_INTERVALS),
 	      (unsigned long long)stat_sum(r, OSTAT_SNAPSHOTS),
@@ -491,12 +509,21 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 	      (unsigned long long)stat_sum(r, OSTAT_STARTS_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_PENDING_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_DROPPED),
-	      (unsigned long long)stat_sum(r, OSTAT_RING_FULL));
+	      (unsigned long long)stat_sum(r, OSTAT_RING_FULL),
+	      (unsigned long long)stat_sum(r, OSTAT_UNSEEN), (unsigned long long)missed,
+	      (unsigned long long)exit_missed);
 	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
+	/* a missed sys_exit run leaves its wait pending: counted, with the
+	 * frame-pointer stack (OSTAT_FALLBACK); a switch-in with no run of
+	 * on_switch at all (no recursion: the kernel called no probe) is
+	 * found at the thread's next switch-out and its interval ended
+	 * there (OSTAT_UNSEEN), counted */
 	stackpipe_count(sp, s, "blocked intervals", stat_sum(r, OSTAT_INTERVALS),
-			stat_sum(r, OSTAT_DROPPED) + stat_sum(r, OSTAT_STARTS_FULL),
+			stat_sum(r, OSTAT_DROPPED) + stat_sum(r, OSTAT_STARTS_FULL) + missed,
 			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +
 				stat_sum(r, OSTAT_USTACK_LOST) + lost_ustacks);
+	session_count(s, "intervals ended at the next switch-out (switch-in not seen)",
+		      stat_sum(r, OSTAT_UNSEEN), SESSION_IF_ANY);
 	return 0;
 }
 

@@ -674,14 +674,14 @@ static int walk(struct unwinder *u, uint32_t pid, uint64_t gen, const struct unw
 		const struct snap *s, uint64_t *ips, int max, bool *truncated)
 {
 	struct unwind_regs r = *regs;
-	bool exact = true;
+	bool exact = true, unmapped_ra = false;
 	int n = 0;
 
 	*truncated = false;
 	while (n < max) {
 		const struct unwind_row *row = NULL;
 		uint64_t pc, vaddr = 0, prev_sp = r.sp;
-		bool no_file = false;
+		bool no_file = false, was_exact = exact;
 		enum step st;
 
 		ips[n++] = r.ip;
@@ -690,15 +690,30 @@ static int walk(struct unwinder *u, uint32_t pid, uint64_t gen, const struct unw
 		exact = false;
 		if (u->mode != UNWIND_FP)
 			row = row_for(u, pid, gen, pc, &vaddr, &no_file);
+		if (unmapped_ra && no_file) {
+			/* the step from a return address in no mapping did
+			 * not reach one either: no return address (a stale
+			 * word, a new thread's first frame); both dropped */
+			*truncated = true;
+			return n - 2;
+		}
+		unmapped_ra = false;
 		if (row && row->cfa_rule == UNWIND_CFA_SIGNAL)
 			ips[n - 1] |= SYM_IP_SIGNAL;
 		if (row) {
 			st = step_row(row, vaddr, s, &r, &exact);
 		} else if (no_file && u->mode != UNWIND_FP) {
 			/* code no file holds (a JIT's) has no table to have:
-			 * one frame-pointer step, whatever the mode */
+			 * one frame-pointer step, whatever the mode; a return
+			 * address there is kept only if that step reaches a
+			 * mapped pc (bpf/kunwind.bpf.h: the same rule) */
 			u->stats.jit_frames++;
 			st = step_fp(u, s, &r);
+			if (!was_exact && st != STEP_OK) {
+				*truncated = true;
+				return n - 1;
+			}
+			unmapped_ra = !was_exact;
 		} else if (u->mode == UNWIND_TABLES) {
 			st = STEP_TRUNCATED;
 		} else {

@@ -7,6 +7,11 @@
  * built without frame pointers, libc included, give their true chain.
  * A chain that cannot be completed (stack copy too short, no rule, a
  * corrupt frame) is reported as truncated, never silently shortened.
+ * Code no file maps (a JIT's) is stepped by frame pointer; a return
+ * address there is kept only when that step reaches a mapped pc, else
+ * it was no return address (a stale word above a new thread's first
+ * frame) and the chain ends before it, truncated (bpf/kunwind.bpf.h
+ * walks by the same rule).
  * Results are cached by the registers and the stack words the walk read:
  * snapshots identical in everything the unwinding looks at are unwound
  * once. */

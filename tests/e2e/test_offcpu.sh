@@ -139,6 +139,8 @@ test_user_stacks_unwound_in_the_kernel() {
 	us=$(samples out.folded '^libc_sleep;_start;__libc_start_main[^;]*;__libc_start_call_main;main;nap_in_libc;usleep;([^;]*;)*[^ ]*do_nanosleep_\[k\]')
 	between "$us" 897000 "$(measured wl.txt sleeps_us)" ||
 		fail "nap_in_libc via usleep: $us us, want 900000 - 3 x 1 ms to $(measured wl.txt sleeps_us): $(sort -t' ' -k2 -n out.folded | tail -2 | cut -c1-300); workload: $(tr '\n' ' ' <wl.txt); summary: $(grep -v '^libbpf' err.txt | tail -3 | tr '\n' ' ')"
+	grep -q '^stackscope offcpu: .* 0 lost blocked intervals, 0 lost stacks' err.txt ||
+		fail "summary: $(tail -1 err.txt)"
 	# the waits of two threads started by libc's start_thread (no frame
 	# pointers), taken by -p until the process was loaded (-v says so)
 	# and ran 50 ms of CPU more: chains from clone3 down, walked in the

@@ -253,12 +253,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	if (!err)
 		stackpipe_name_exited(sp, name_exited, r);
 	if (!err && snapshots_on(r) && stackcmd_kunwind(&r->o))
-		err = stackpipe_add_kunwind(sp, &(struct stackpipe_kunwind){
-			.rows_fd = bpf_map__fd(skel->maps.unwind_rows), .rows = r->o.unwind_rows,
-			.procs_fd = bpf_map__fd(skel->maps.unwind_procs),
-			.gens_fd = bpf_map__fd(skel->maps.gens),
-			.miss_fd = bpf_map__fd(skel->maps.kunwind_miss),
-			.stats_fd = bpf_map__fd(skel->maps.kunwind_stats) });
+		err = stackcmd_add_kunwind(&r->o, sp, skel->obj);
 	if (err)
 		return err;
 	/* fork/exec tracking first, so no generation is missed */

@@ -431,12 +431,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	 * (its tables built) first, so its copies stop sooner, and those
 	 * queued meanwhile are unwound with the tables already built */
 	if (!err && stackcmd_kunwind(&r->o))
-		err = stackpipe_add_kunwind(sp, &(struct stackpipe_kunwind){
-			.rows_fd = bpf_map__fd(skel->maps.unwind_rows), .rows = r->o.unwind_rows,
-			.procs_fd = bpf_map__fd(skel->maps.unwind_procs),
-			.gens_fd = bpf_map__fd(skel->maps.gens),
-			.miss_fd = bpf_map__fd(skel->maps.kunwind_miss),
-			.stats_fd = bpf_map__fd(skel->maps.kunwind_stats) });
+		err = stackcmd_add_kunwind(&r->o, sp, skel->obj);
 	if (!err && snapshots_on(r)) {
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
 					      decode_snapshot, r);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "common.h"
 #include "cmd/stackcmd.h"
 #include <linux/types.h>
@@ -109,6 +110,18 @@ int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv)
 bool stackcmd_kunwind(const struct stackcmd_opts *o)
 {
 	return o->unwind == UNWIND_KERNEL && !o->kernel_only;
+}
+
+int stackcmd_add_kunwind(const struct stackcmd_opts *o, struct stackpipe *sp,
+			 const struct bpf_object *obj)
+{
+	return stackpipe_add_kunwind(sp, &(struct stackpipe_kunwind){
+		.rows_fd = bpf_object__find_map_fd_by_name(obj, "unwind_rows"),
+		.rows = o->unwind_rows,
+		.procs_fd = bpf_object__find_map_fd_by_name(obj, "unwind_procs"),
+		.gens_fd = bpf_object__find_map_fd_by_name(obj, "gens"),
+		.miss_fd = bpf_object__find_map_fd_by_name(obj, "kunwind_miss"),
+		.stats_fd = bpf_object__find_map_fd_by_name(obj, "kunwind_stats") });
 }
 
 struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o)

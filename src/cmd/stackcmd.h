@@ -53,6 +53,11 @@ int stackcmd_parse_opt(struct stackcmd_opts *o, int c, const char *arg);
 int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv);
 /* User stacks unwound inside the kernel (--unwind kernel). */
 bool stackcmd_kunwind(const struct stackcmd_opts *o);
+struct bpf_object;
+/* The in-kernel unwinder of a loaded object that includes
+ * bpf/kunwind.bpf.h, added to the pipeline (its maps found by name). */
+int stackcmd_add_kunwind(const struct stackcmd_opts *o, struct stackpipe *sp,
+			 const struct bpf_object *obj);
 /* The pipeline these options ask for. */
 struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o);
 

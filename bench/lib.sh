@@ -232,3 +232,22 @@ $(q "${PERF:-perf}") script -i "\$1" 2>>$(q "$tmp/perf-script.err") | awk -f $(q
 EOF
 	echo "$pp"
 }
+
+# chain_share FOLDED: of the unwind workload qsort_cb's folded stacks
+# ("comm;outermost;...;innermost COUNT"; kernel frames end in _[k]),
+# "whole cmp_slow_samples start_share user_frames": the share of the cmp_slow samples with sort_many before it, their
+# number, the share of all samples whose outermost frame is _start, and
+# the mean user frames per sample.  Nothing when there is no sample.
+chain_share() {
+	awk '{
+		n = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+		k = split(s, f, ";"); sm = 0; all += n
+		if (f[2] == "_start") start += n
+		for (i = 2; i <= k; i++) if (f[i] !~ /_\[k\]$/) uf += n
+		for (i = 1; i <= k; i++) {
+			if (f[i] == "sort_many") sm = 1
+			else if (f[i] == "cmp_slow") { cmp += n; if (sm) full += n; break }
+		}
+	}
+	END { if (all > 0) printf "%.6f %d %.6f %.3f\n", (cmp > 0 ? full / cmp : 0), cmp, start / all, uf / all }' "$1"
+}

@@ -72,25 +72,6 @@ BT_PROG='profile:hz:999 /pid == cpid/ { @[kstack, ustack] = count(); }'
 bench_require "$SS" "$WL"
 fsize() { stat -c %s -- "$1" 2>/dev/null; }
 
-# chain_share FOLDED: "whole cmp_slow_samples start_share user_frames" of a
-# folded file ("comm;outermost;...;innermost COUNT"; kernel frames end in
-# _[k]): the share of the cmp_slow samples with sort_many before it, their
-# number, the share of all samples whose outermost frame is _start, and
-# the mean user frames per sample.  Nothing when there is no sample.
-chain_share() {
-	awk '{
-		n = $NF; s = $0; sub(/ [0-9]+$/, "", s)
-		k = split(s, f, ";"); sm = 0; all += n
-		if (f[2] == "_start") start += n
-		for (i = 2; i <= k; i++) if (f[i] !~ /_\[k\]$/) uf += n
-		for (i = 1; i <= k; i++) {
-			if (f[i] == "sort_many") sm = 1
-			else if (f[i] == "cmp_slow") { cmp += n; if (sm) full += n; break }
-		}
-	}
-	END { if (all > 0) printf "%.6f %d %.6f %.3f\n", (cmp > 0 ? full / cmp : 0), cmp, start / all, uf / all }' "$1"
-}
-
 # bt_frames OUT: "samples user_frames_per_sample" of bpftrace's printout of
 # @[kstack, ustack]: an entry is "@[", kernel frames, ", ", user frames,
 # "]: COUNT".

@@ -76,24 +76,6 @@ WL=$BUILD/tests/workloads/unwind/qsort_cb
 bench_require "$SS" "$WL"
 fsize() { stat -c %s -- "$1" 2>/dev/null; }
 
-# Metric 4, from a folded file ("comm;outermost;...;innermost COUNT" lines):
-# the samples with a cmp_slow frame, and how many of them also have
-# sort_many before it; and, of all samples, the share whose outermost frame
-# is _start (a whole stack, not cut short anywhere).  Prints "share
-# cmp_slow_samples start_share", nothing when there is no cmp_slow.
-chain_share() {
-	awk '{
-		n = $NF; s = $0; sub(/ [0-9]+$/, "", s)
-		k = split(s, f, ";"); sm = 0; all += n
-		if (f[2] == "_start") start += n
-		for (i = 1; i <= k; i++) {
-			if (f[i] == "sort_many") sm = 1
-			else if (f[i] == "cmp_slow") { cmp += n; if (sm) full += n; break }
-		}
-	}
-	END { if (cmp > 0) printf "%.6f %d %.6f\n", full / cmp, cmp, start / all }' "$1"
-}
-
 # ---- which tools are there --------------------------------------------------
 bench_tools perf hyperfine
 
@@ -133,7 +115,7 @@ perf_to_folded() {	# NAME REP: time the conversion of that run's perf.data
 	if time_conversion "$name.tofold" "$rep" 3 "perf script + fold ($name)" "$pp" \
 		"$tmp/$name.$rep.data" "$out"; then
 		echo "$rep $(fsize "$out")" >>"$tmp/results.$name.foldsize"
-		share=$(chain_share "$out")
+		share=$(chain_share "$out" | awk '$2 > 0')
 		[ -n "$share" ] && echo "$rep $share" >>"$tmp/results.$name.chain"
 	fi
 	rm -f "$out"
@@ -180,7 +162,7 @@ one() {	# TOOL REP
 			"$err" >>"$tmp/results.ss.unwound"
 		echo "$rep $(fsize "$tmp/ss.$rep.folded")" >>"$tmp/results.ss.foldsize"
 		local share
-		share=$(chain_share "$tmp/ss.$rep.folded")
+		share=$(chain_share "$tmp/ss.$rep.folded" | awk '$2 > 0')
 		[ -n "$share" ] && echo "$rep $share" >>"$tmp/results.ss.chain"
 		rm -f "$tmp/ss.$rep.folded"
 		;;
@@ -192,7 +174,7 @@ one() {	# TOOL REP
 		sed -n 's/.* \([0-9]*\) stacks unwound in the kernel, \([0-9]*\) from snapshots,.*/'"$rep"' \1 \2/p' \
 			"$err" >>"$tmp/results.ssk.kernel"
 		local kshare
-		kshare=$(chain_share "$tmp/ssk.$rep.folded")
+		kshare=$(chain_share "$tmp/ssk.$rep.folded" | awk '$2 > 0')
 		[ -n "$kshare" ] && echo "$rep $kshare" >>"$tmp/results.ssk.chain"
 		rm -f "$tmp/ssk.$rep.folded"
 		;;

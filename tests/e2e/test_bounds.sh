@@ -15,6 +15,19 @@ GROUPS_N=12 PER_GROUP=10
 # bounds_field N: the Nth number of each window's "bounds:" line, one a line
 bounds_field() { sed -n 's/^stackscope: bounds: //p' err.txt | tr -c '0-9.\n' ' ' | awk -v n="$1" '{ print $n }'; }
 
+# released P WHEN: err.txt's closing counts say at least half of the P
+# processes started were dropped WHEN, and under a quarter of them are
+# kept exited at the end
+released() {
+	local p=$1 when=$2 named kept_exited
+	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
+	kept_exited=$(sed -n 's/^stackscope: processes: [0-9]* kept, \([0-9]*\) of them exited.*/\1/p' err.txt)
+	check '[ -n "$named" ] && [ "$named" -ge $((p / 2)) ]' \
+		"${named:-no} of $p processes dropped $when (want at least half)"
+	check '[ -n "$kept_exited" ] && [ "$kept_exited" -lt $((p / 4)) ]' \
+		"${kept_exited:-no} exited processes kept at the end of $p"
+}
+
 # churn_until_two_trims MS ROUNDS: churn.sh, run as stackscope's command,
 # starts copies c0..c9 of the victim (each spinning MS ms) five at a time
 # until err.txt holds two "bounds:" lines (two trims) or ROUNDS rounds
@@ -58,16 +71,11 @@ test_bounds_churn_windows() {
 	p=$(cat started)
 	grep -E "^stackscope: (bounds|processes|caches)" err.txt | tail -4
 	echo "started $p, fds $(cat fds_mid) -> $(cat fds_end)"
-	local nwin kept_exited named evicted cached_max half fm fe
+	local nwin evicted cached_max half fm fe
 	nwin=$(grep -c '^stackscope: bounds:' err.txt)
 	check '[ "$nwin" -ge $((2 * GROUPS_N)) ]' "$nwin windows for $GROUPS_N phases of two"
 	# every churn process exited: its state went once its window was built
-	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
-	kept_exited=$(sed -n 's/^stackscope: processes: [0-9]* kept, \([0-9]*\) of them exited.*/\1/p' err.txt)
-	check '[ -n "$named" ] && [ "$named" -ge $((p / 2)) ]' \
-		"$named of $p processes dropped after their window (want at least half)"
-	check '[ -n "$kept_exited" ] && [ "$kept_exited" -lt $((p / 4)) ]' \
-		"$kept_exited exited processes kept at the end of $p"
+	released "$p" "after their window"
 	# binaries: those of the last phases and the shell's, never all groups'
 	half=$((nwin / 2))
 	cached_max=$(bounds_field 4 | tail -n +$half | sort -n | tail -1)
@@ -109,7 +117,7 @@ test_bounds_churn_one_report() {
 # (counted in the kernel, left pending, or unwound here) are named at a
 # trim (every 10 s) and their processes dropped, as profile's are.
 test_bounds_offcpu_churn() {
-	local i p early named kept_exited
+	local i p early
 	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
 	churn_until_two_trims 10 600
 	"$SS" offcpu -v -o out.folded -- bash churn.sh 2>err.txt ||
@@ -120,12 +128,7 @@ test_bounds_offcpu_churn() {
 		"no trim released exited processes ($p processes started)"
 	early=$(sed -n 's/.*, \([0-9]*\) stacks named early).*/\1/p' err.txt)
 	check '[ -n "$early" ] && [ "$early" -gt 0 ]' "no wait named early ($p processes)"
-	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
-	kept_exited=$(sed -n 's/^stackscope: processes: [0-9]* kept, \([0-9]*\) of them exited.*/\1/p' err.txt)
-	check '[ -n "$named" ] && [ "$named" -ge $((p / 2)) ]' \
-		"$named of $p processes dropped once their waits were named (want at least half)"
-	check '[ -n "$kept_exited" ] && [ "$kept_exited" -lt $((p / 4)) ]' \
-		"$kept_exited exited processes kept at the end of $p"
+	released "$p" "once their waits were named"
 	# named as they waited: the copies' naps under main, whatever their pid
 	check '[ "$(samples out.folded "^c[0-9];.*main;victim_outer;victim_spin")" -gt 0 ]' \
 		"no c*;...;main;victim_outer;victim_spin stack: $(head -3 out.folded)"

@@ -3382,21 +3382,6 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 	scope_leave(g);
 }
 
-/* Whether for ($i : A..B) is an open-coded loop rather than bpf_loop():
- * where the kernel has no bpf_loop, and where A and B are constants at
- * most LANG_CG_RANGE_OPEN apart (cheaper to run, and as cheap to verify). */
-static bool range_open_coded(struct gen *g, const struct lang_node *r)
-{
-	const struct lang_node *a = r->a, *b = r->b;
-
-	if (g->cg->o.no_bpf_loop)
-		return true;
-	if ((a->kind != LANG_N_INT && a->kind != LANG_N_PARAM) ||
-	    (b->kind != LANG_N_INT && b->kind != LANG_N_PARAM))
-		return false;
-	return lit_int(g->cg, b) - lit_int(g->cg, a) <= LANG_CG_RANGE_OPEN;
-}
-
 /* The callbacks after the program, their address loads patched, and
  * where each starts (the runtime's BTF function info). */
 static void append_callbacks(struct gen *g)
@@ -3518,7 +3503,7 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 		struct lang_node idxname = *n->a, endname = *n->a;
 		struct lang_type it = { .kind = LANG_K_INT };
 
-		if (n->b->kind != LANG_N_RANGE || !range_open_coded(g, n->b)) {
+		if (n->b->kind != LANG_N_RANGE || !g->cg->o.no_bpf_loop) {
 			gen_for_map(g, n);
 			break;
 		}
@@ -3526,8 +3511,9 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 			gerr(g, n->pos, "loops nested too deep");
 			break;
 		}
-		/* open-coded: a hidden counter from A to B, $i its copy (as
-		 * with bpf_loop, the body changing $i does not move the loop) */
+		/* open-coded where the kernel has no bpf_loop: a hidden counter
+		 * from A to B, $i its copy (as with bpf_loop, the body changing
+		 * $i does not move the loop) */
 		scope_enter(g);
 		idxname.name = " idx";
 		endname.name = " end";

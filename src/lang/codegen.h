@@ -48,10 +48,8 @@ struct lang_cg_opts {
 	bool no_bpf_loop;		/* the kernel has no bpf_loop(): range loops open-coded */
 };
 
-/* for ($i : A..B): at most this many iterations (bpf_loop()'s own limit);
- * constant bounds at most LANG_CG_RANGE_OPEN apart make an open-coded loop */
+/* for ($i : A..B): at most this many iterations (bpf_loop()'s own limit) */
 #define LANG_CG_RANGE_MAX (1 << 23)
-#define LANG_CG_RANGE_OPEN 16
 
 /* One concrete attach point a program is generated for. */
 struct lang_cg_point {

@@ -3132,7 +3132,7 @@ static void gen_for_body(struct gen *g, const struct lang_node *n, int mi,
 
 	if (mi < 0) {
 		/* $i = start + index */
-		struct cg_var *v = var_new(g, n->a, &it, start->is_signed);
+		struct cg_var *v = var_new(g, n->a, &it, start->is_signed), *b;
 
 		if (!v || !v->on_stack) {
 			gerr(g, n->pos, "too many variables for the BPF stack");
@@ -3141,6 +3141,17 @@ static void gen_for_body(struct gen *g, const struct lang_node *n, int mi,
 		E(I_LDX(BPF_DW, BPF_REG_1, base, (int16_t)(start->off - FP_CTX)));
 		E(I_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_6));
 		E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, (int16_t)v->off));
+		/* one body of the budget, or stop */
+		b = var_find(g, " budget");
+		if (!b || b->on_stack) {
+			gerr(g, n->pos, "internal error: a range loop without its budget");
+			return;
+		}
+		var_addr(g, b, BPF_REG_2);
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_2, 0));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_1, 0, brk);
+		E(I_ALU64_IMM(BPF_SUB, BPF_REG_1, 1));
+		E(I_STX(BPF_DW, BPF_REG_2, BPF_REG_1, 0));
 	} else {
 		/* $kv = (key, value) */
 		const struct lang_cg_map *m = &g->cg->maps[mi];
@@ -3217,7 +3228,8 @@ static void gen_for_body(struct gen *g, const struct lang_node *n, int mi,
  * for ($i : A..B) { body } (n->b a range): bpf_loop() with the body as its
  * callback, B - A times (none when B <= A, at most LANG_CG_RANGE_MAX),
  * $i = A + the index: the verifier walks the body once, whatever the
- * bounds. */
+ * bounds.  The outermost range loop and those inside it share a budget
+ * of LANG_CG_RANGE_MAX bodies (each body takes one, or stops its loop). */
 static void gen_for_map(struct gen *g, const struct lang_node *n)
 {
 	bool range = n->b->kind == LANG_N_RANGE;
@@ -3287,6 +3299,32 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 		vpop(g);
 		E(I_STX(BPF_DW, BPF_REG_10, vreg(g, vtop(g), BPF_REG_1), (int16_t)start->off));
 		vpop(g);
+		if (!var_find(g, " budget")) {
+			/* the outermost: it and the range loops inside it run
+			 * at most LANG_CG_RANGE_MAX bodies in all.  In scratch
+			 * (every frame sees it), where the verifier does not
+			 * know its value: a constant counted down would be a
+			 * new state at every body it walks. */
+			struct cg_var *budget = calloc(1, sizeof(*budget));
+
+			if (!budget) {
+				gerr(g, n->pos, "out of memory");
+				scope_leave(g);
+				return;
+			}
+			budget->name = " budget";
+			budget->depth = g->scope;
+			budget->type = it;
+			budget->off = (int32_t)g->var_size;
+			g->var_size += 8;
+			budget->next = g->vars;
+			g->vars = budget;
+			if (g->var_size + g->tmp_max > LANG_CG_SCRATCH_MAX)
+				gerr(g, n->pos, "the variables need more than %u bytes of scratch memory",
+				     LANG_CG_SCRATCH_MAX);
+			var_addr(g, budget, BPF_REG_1);
+			E(I_ST(BPF_DW, BPF_REG_1, 0, LANG_CG_RANGE_MAX));
+		}
 	}
 	retname.name = " return";
 	nsv0 = g->nstack_vars;

@@ -1716,7 +1716,9 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 	struct rt rt = { .prog = prog, .pr = pr, .o = o };
 	struct lang_cg_opts co = { .nparams = o->nparams, .params = o->params,
 				   .ringbuf_size = o->ringbuf_size,
-				   .no_bpf_loop = feature_probe(FEATURE_BPF_LOOP) != 0 };
+				   /* only a kernel known to lack it (not one that
+				    * refused the probe, which --dump bpf may run for) */
+				   .no_bpf_loop = feature_probe(FEATURE_BPF_LOOP) == -EOPNOTSUPP };
 	struct timespec mono;
 	unsigned attached = 0;
 	int err = 0, status;

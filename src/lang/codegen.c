@@ -69,6 +69,7 @@ struct gen {
 	size_t ncbs;
 	int cur;		/* the buffer being written: -1 the program, else cbs[] */
 	struct cb_ref { int from; uint32_t at; int cb; } *refs;
+	bool cb_loop[MAX_FOR_MAPS];	/* cbs[i] is called by bpf_loop() */
 	size_t nrefs;
 	bool dead;		/* after exit(), return, break, continue: no code (the
 				 * verifier refuses unreachable instructions) */
@@ -593,6 +594,7 @@ void lang_cg_free(struct lang_cg *cg)
 	for (size_t i = 0; i < cg->nprogs; i++) {
 		insn_free(&cg->progs[i].code);
 		free(cg->progs[i].funcs);
+		free(cg->progs[i].func_types);
 	}
 	for (size_t i = 0; i < cg->nsites; i++)
 		free(cg->sites[i].args);
@@ -3083,26 +3085,24 @@ static void emit_percpu_value(struct gen *g, int mi, enum lang_kind k, const str
 	E(I_STX(BPF_DW, BPF_REG_1, BPF_REG_8, (int16_t)off));
 }
 
-/* The callback's body: a BPF function of its own (r1 the map, r2 the
- * key, r3 the value, r4 the caller's frame at its ctx slot), its frame
+/* The callback's body: a BPF function of its own (for a map: r1 the
+ * map, r2 the key, r3 the value, r4 the caller's frame at its ctx slot;
+ * for a range, mi < 0: r1 the index, r2 the caller's frame), its frame
  * laid out as the program's: ctx, the scratch pointers and the caller's
  * integer variables the body names copied in at the same offsets, and
- * copied back on the way out.  Returns 0 (next element) or 1 (stop). */
+ * copied back on the way out.  A range's $i is the caller's start (its
+ * slot) plus the index.  Returns 0 (next element) or 1 (stop). */
 static void gen_for_body(struct gen *g, const struct lang_node *n, int mi,
-			 struct cg_var *const *shared, size_t nshared, const struct cg_var *ret,
-			 bool *ret_used)
+			 const struct cg_var *start, struct cg_var *const *shared, size_t nshared,
+			 const struct cg_var *ret, bool *ret_used)
 {
-	const struct lang_cg_map *m = &g->cg->maps[mi];
 	struct lang_node ctxname = *n->a;
 	struct lang_type it = { .kind = LANG_K_INT };
 	const struct lang_type *vt = &n->a->type;
 	struct cg_var *cbctx, *kv;
 	uint32_t ksize, vsize;
-	int brk, cont, out, epi;
+	int brk, cont, out, epi, base = mi < 0 ? BPF_REG_2 : BPF_REG_4;
 	bool brk_used;
-	enum lang_kind vk = m->m->value.kind;
-	bool percpu = vk == LANG_K_COUNT || vk == LANG_K_SUM || vk == LANG_K_MIN ||
-		      vk == LANG_K_MAX || vk == LANG_K_AVG;
 
 	brk = insn_label(g->b);
 	cont = insn_label(g->b);
@@ -3114,36 +3114,69 @@ static void gen_for_body(struct gen *g, const struct lang_node *n, int mi,
 		gerr(g, n->pos, "too many variables for the BPF stack");
 		return;
 	}
-	E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_4, (int16_t)cbctx->off));
-	E(I_MOV64_REG(BPF_REG_6, BPF_REG_2));
-	E(I_MOV64_REG(BPF_REG_7, BPF_REG_3));
+	E(I_STX(BPF_DW, BPF_REG_10, base, (int16_t)cbctx->off));
+	if (mi < 0) {
+		E(I_MOV64_REG(BPF_REG_6, BPF_REG_1));
+	} else {
+		E(I_MOV64_REG(BPF_REG_6, BPF_REG_2));
+		E(I_MOV64_REG(BPF_REG_7, BPF_REG_3));
+	}
 	for (int32_t off = FP_CTX; off >= FP_TMP; off -= 8) {
-		E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_4, (int16_t)(off - FP_CTX)));
+		E(I_LDX(BPF_DW, BPF_REG_0, base, (int16_t)(off - FP_CTX)));
 		E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, (int16_t)off));
 	}
 	for (size_t i = 0; i < nshared; i++) {
-		E(I_LDX(BPF_DW, BPF_REG_0, BPF_REG_4, (int16_t)(shared[i]->off - FP_CTX)));
+		E(I_LDX(BPF_DW, BPF_REG_0, base, (int16_t)(shared[i]->off - FP_CTX)));
 		E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, (int16_t)shared[i]->off));
 	}
 
-	/* $kv = (key, value) */
-	if (vt->kind != LANG_K_TUPLE || vt->nelems != 2) {
-		gerr(g, n->pos, "internal error: %s has no (key, value) type", n->a->name);
-		return;
-	}
-	ksize = lang_cg_size(g->cg, &vt->elems[0]);
-	vsize = lang_cg_size(g->cg, &vt->elems[1]);
-	kv = var_new(g, n->a, vt, false);
-	if (!kv)
-		return;
-	var_addr(g, kv, BPF_REG_1);
-	emit_copy(g, BPF_REG_1, 0, BPF_REG_6, 0, ksize < m->key_size ? ksize : m->key_size);
-	if (percpu) {
-		emit_percpu_value(g, mi, vk, kv, ksize);
+	if (mi < 0) {
+		/* $i = start + index */
+		struct cg_var *v = var_new(g, n->a, &it, start->is_signed), *b;
+
+		if (!v || !v->on_stack) {
+			gerr(g, n->pos, "too many variables for the BPF stack");
+			return;
+		}
+		E(I_LDX(BPF_DW, BPF_REG_1, base, (int16_t)(start->off - FP_CTX)));
+		E(I_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_6));
+		E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, (int16_t)v->off));
+		/* one body of the budget, or stop */
+		b = var_find(g, " budget");
+		if (!b || b->on_stack) {
+			gerr(g, n->pos, "internal error: a range loop without its budget");
+			return;
+		}
+		var_addr(g, b, BPF_REG_2);
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_2, 0));
+		insn_jmp_imm(g->b, BPF_JEQ, BPF_REG_1, 0, brk);
+		E(I_ALU64_IMM(BPF_SUB, BPF_REG_1, 1));
+		E(I_STX(BPF_DW, BPF_REG_2, BPF_REG_1, 0));
 	} else {
+		/* $kv = (key, value) */
+		const struct lang_cg_map *m = &g->cg->maps[mi];
+		enum lang_kind vk = m->m->value.kind;
+		bool percpu = vk == LANG_K_COUNT || vk == LANG_K_SUM || vk == LANG_K_MIN ||
+			      vk == LANG_K_MAX || vk == LANG_K_AVG;
+
+		if (vt->kind != LANG_K_TUPLE || vt->nelems != 2) {
+			gerr(g, n->pos, "internal error: %s has no (key, value) type", n->a->name);
+			return;
+		}
+		ksize = lang_cg_size(g->cg, &vt->elems[0]);
+		vsize = lang_cg_size(g->cg, &vt->elems[1]);
+		kv = var_new(g, n->a, vt, false);
+		if (!kv)
+			return;
 		var_addr(g, kv, BPF_REG_1);
-		emit_copy(g, BPF_REG_1, (int32_t)ksize, BPF_REG_7, 0,
-			  vsize < m->value_size ? vsize : m->value_size);
+		emit_copy(g, BPF_REG_1, 0, BPF_REG_6, 0, ksize < m->key_size ? ksize : m->key_size);
+		if (percpu) {
+			emit_percpu_value(g, mi, vk, kv, ksize);
+		} else {
+			var_addr(g, kv, BPF_REG_1);
+			emit_copy(g, BPF_REG_1, (int32_t)ksize, BPF_REG_7, 0,
+				  vsize < m->value_size ? vsize : m->value_size);
+		}
 	}
 
 	g->out = out;
@@ -3191,24 +3224,31 @@ static void gen_for_body(struct gen *g, const struct lang_node *n, int mi,
 
 /* for ($kv : @map) { body }: bpf_for_each_map_elem() with the body as its
  * callback.  The body sees this CPU's element of a per-CPU map, and the
- * value of a count/sum/min/max/avg combined over every CPU. */
+ * value of a count/sum/min/max/avg combined over every CPU.
+ * for ($i : A..B) { body } (n->b a range): bpf_loop() with the body as its
+ * callback, B - A times (none when B <= A, at most LANG_CG_RANGE_MAX),
+ * $i = A + the index: the verifier walks the body once, whatever the
+ * bounds.  The outermost range loop and those inside it share a budget
+ * of LANG_CG_RANGE_MAX bodies (each body takes one, or stops its loop). */
 static void gen_for_map(struct gen *g, const struct lang_node *n)
 {
-	int mi = map_index(g, n->b->name), cb, saved_cur = g->cur;
+	bool range = n->b->kind == LANG_N_RANGE;
+	int mi = range ? -1 : map_index(g, n->b->name), cb, saved_cur = g->cur;
 	struct insn_buf *saved_b = g->b, **ncbs, *buf;
-	struct cg_var *shared[NSTACK_VARS], *ret;
+	struct cg_var *shared[NSTACK_VARS], *ret, *start = NULL, *end = NULL;
 	struct lang_node retname = *n->a;
 	struct lang_type it = { .kind = LANG_K_INT };
 	size_t nshared = 0;
 	int saved_out = g->out, saved_nloops = g->nloops, saved_depth = g->depth, nsv0, nsv1;
+	int skip = -1;
 	bool ret_used = false;
 	struct cb_ref *nrefs;
 
-	if (mi < 0) {
+	if (!range && mi < 0) {
 		gerr(g, n->b->pos, "%s: no such map", n->b->name);
 		return;
 	}
-	if (g->cg->maps[mi].uagg) {
+	if (!range && g->cg->maps[mi].uagg) {
 		gerr(g, n->b->pos, "%s is keyed by a ustack unwound in user space and aggregated there: "
 		     "a probe cannot iterate over it; key it by ustack(fp) to iterate", n->b->name);
 		return;
@@ -3218,8 +3258,8 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 		return;
 	}
 	if (g->ncbs >= MAX_FOR_MAPS) {
-		gerr(g, n->pos, "more than %d for loops over maps in one probe (unroll() repeats them)",
-		     MAX_FOR_MAPS);
+		gerr(g, n->pos, "more than %d for loops over maps%s in one probe (unroll() repeats "
+		     "them)", MAX_FOR_MAPS, range ? " or through bpf_loop" : "");
 		return;
 	}
 	/* the caller's integer variables on its stack the body names */
@@ -3228,6 +3268,64 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 		    uses_var(n->c, v->name) && nshared < NSTACK_VARS)
 			shared[nshared++] = v;
 	scope_enter(g);
+	if (range) {
+		/* the bounds, evaluated once in the caller's frame */
+		struct lang_node sname = *n->a, ename = *n->a;
+		const struct lang_node *a = n->b->a, *b = n->b->b;
+
+		if ((a->kind == LANG_N_INT || a->kind == LANG_N_PARAM) &&
+		    (b->kind == LANG_N_INT || b->kind == LANG_N_PARAM) &&
+		    lit_int(g->cg, b) - lit_int(g->cg, a) > LANG_CG_RANGE_MAX) {
+			gerr(g, n->b->pos, "for ($i : A..B): %lld iterations, more than the %d a loop "
+			     "may run", (long long)(lit_int(g->cg, b) - lit_int(g->cg, a)),
+			     LANG_CG_RANGE_MAX);
+			scope_leave(g);
+			return;
+		}
+
+		sname.name = " start";
+		ename.name = " end";
+		gen_expr(g, n->b->a);
+		start = var_new(g, &sname, &it, is_signed_expr(g, n->b->a));
+		gen_expr(g, n->b->b);
+		end = var_new(g, &ename, &it, start && start->is_signed);
+		if (!start || !end || !start->on_stack || !end->on_stack) {
+			gerr(g, n->pos, "too many variables for the BPF stack");
+			g->depth = saved_depth;
+			scope_leave(g);
+			return;
+		}
+		E(I_STX(BPF_DW, BPF_REG_10, vreg(g, vtop(g), BPF_REG_1), (int16_t)end->off));
+		vpop(g);
+		E(I_STX(BPF_DW, BPF_REG_10, vreg(g, vtop(g), BPF_REG_1), (int16_t)start->off));
+		vpop(g);
+		if (!var_find(g, " budget")) {
+			/* the outermost: it and the range loops inside it run
+			 * at most LANG_CG_RANGE_MAX bodies in all.  In scratch
+			 * (every frame sees it), where the verifier does not
+			 * know its value: a constant counted down would be a
+			 * new state at every body it walks. */
+			struct cg_var *budget = calloc(1, sizeof(*budget));
+
+			if (!budget) {
+				gerr(g, n->pos, "out of memory");
+				scope_leave(g);
+				return;
+			}
+			budget->name = " budget";
+			budget->depth = g->scope;
+			budget->type = it;
+			budget->off = (int32_t)g->var_size;
+			g->var_size += 8;
+			budget->next = g->vars;
+			g->vars = budget;
+			if (g->var_size + g->tmp_max > LANG_CG_SCRATCH_MAX)
+				gerr(g, n->pos, "the variables need more than %u bytes of scratch memory",
+				     LANG_CG_SCRATCH_MAX);
+			var_addr(g, budget, BPF_REG_1);
+			E(I_ST(BPF_DW, BPF_REG_1, 0, LANG_CG_RANGE_MAX));
+		}
+	}
 	retname.name = " return";
 	nsv0 = g->nstack_vars;
 	ret = var_new(g, &retname, &it, false);
@@ -3250,13 +3348,14 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 	g->cbs = ncbs;
 	cb = (int)g->ncbs++;
 	g->cbs[cb] = buf;
+	g->cb_loop[cb] = range;
 	buf->cur_pos = g->b->cur_pos;
 
 	g->b = buf;
 	g->cur = cb;
 	g->depth = 0;
 	scope_enter(g);
-	gen_for_body(g, n, mi, shared, nshared, ret, &ret_used);
+	gen_for_body(g, n, mi, start, shared, nshared, ret, &ret_used);
 	scope_leave(g);
 	if (insn_finish(buf)) {
 		gerr(g, n->pos, "cannot generate this loop's code: %s", buf->why);
@@ -3280,7 +3379,24 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 			E(I_ST(BPF_DW, BPF_REG_1, 0, 0));
 		}
 	}
-	ld_map(g, BPF_REG_1, mi);
+	if (range) {
+		/* r1 = B - A, at most LANG_CG_RANGE_MAX; no call when B <= A
+		 * (the verifier does not walk a callback bpf_loop() is given
+		 * 0 for, and then refuses the program) */
+		int go = insn_label(g->b);
+
+		skip = insn_label(g->b);
+		E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, (int16_t)end->off));
+		E(I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, (int16_t)start->off));
+		insn_jmp_reg(g->b, start->is_signed ? BPF_JSLE : BPF_JLE, BPF_REG_2, BPF_REG_3, skip);
+		E(I_MOV64_REG(BPF_REG_1, BPF_REG_2));
+		E(I_ALU64_REG(BPF_SUB, BPF_REG_1, BPF_REG_3));
+		insn_jmp_imm(g->b, BPF_JLE, BPF_REG_1, LANG_CG_RANGE_MAX, go);
+		E(I_MOV64_IMM(BPF_REG_1, LANG_CG_RANGE_MAX));
+		insn_bind(g->b, go);
+	} else {
+		ld_map(g, BPF_REG_1, mi);
+	}
 	nrefs = realloc(g->refs, (g->nrefs + 1) * sizeof(*nrefs));
 	if (!nrefs) {
 		gerr(g, n->pos, "out of memory");
@@ -3293,12 +3409,14 @@ static void gen_for_map(struct gen *g, const struct lang_node *n)
 	E(I_MOV64_REG(BPF_REG_3, BPF_REG_10));
 	E(I_ALU64_IMM(BPF_ADD, BPF_REG_3, FP_CTX));
 	E(I_MOV64_IMM(BPF_REG_4, 0));
-	E(I_CALL(BPF_FUNC_for_each_map_elem));
+	E(I_CALL(range ? BPF_FUNC_loop : BPF_FUNC_for_each_map_elem));
 	if (ret_used) {
 		/* return or exit() in the body: this function returns too */
 		var_load(g, ret, BPF_REG_1);
 		insn_jmp_imm(g->b, BPF_JNE, BPF_REG_1, 0, g->out);
 	}
+	if (range)
+		insn_bind(g->b, skip);
 	scope_leave(g);
 }
 
@@ -3312,7 +3430,8 @@ static void append_callbacks(struct gen *g)
 		return;
 	start = calloc(g->ncbs, sizeof(*start));
 	g->p->funcs = calloc(g->ncbs, sizeof(*g->p->funcs));
-	if (!start || !g->p->funcs) {
+	g->p->func_types = calloc(g->ncbs, sizeof(*g->p->func_types));
+	if (!start || !g->p->funcs || !g->p->func_types) {
 		free(start);
 		gerr(g, g->probe->pos, "out of memory");
 		return;
@@ -3321,6 +3440,7 @@ static void append_callbacks(struct gen *g)
 		start[i] = (uint32_t)g->b->n;
 		insn_append(g->b, g->cbs[i]);
 		g->p->funcs[i] = start[i];
+		g->p->func_types[i] = g->cb_loop[i] ? LANG_CG_BTF_LOOP_CB : LANG_CG_BTF_CB;
 	}
 	g->p->nfuncs = g->ncbs;
 	for (size_t i = 0; i < g->nrefs && !g->b->err; i++) {
@@ -3417,11 +3537,11 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 	}
 	case LANG_N_FOR: {
 		int top = insn_label(g->b), done = insn_label(g->b), next = insn_label(g->b);
-		struct cg_var *v, *end;
-		struct lang_node endname = *n->a;
+		struct cg_var *idx, *end, *v;
+		struct lang_node idxname = *n->a, endname = *n->a;
 		struct lang_type it = { .kind = LANG_K_INT };
 
-		if (n->b->kind != LANG_N_RANGE) {
+		if (n->b->kind != LANG_N_RANGE || !g->cg->o.no_bpf_loop) {
 			gen_for_map(g, n);
 			break;
 		}
@@ -3429,13 +3549,18 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 			gerr(g, n->pos, "loops nested too deep");
 			break;
 		}
+		/* open-coded where the kernel has no bpf_loop: a hidden counter
+		 * from A to B, $i its copy (as with bpf_loop, the body changing
+		 * $i does not move the loop) */
 		scope_enter(g);
-		gen_expr(g, n->b->a);
-		v = var_new(g, n->a, &it, is_signed_expr(g, n->b->a));
+		idxname.name = " idx";
 		endname.name = " end";
+		gen_expr(g, n->b->a);
+		idx = var_new(g, &idxname, &it, is_signed_expr(g, n->b->a));
 		gen_expr(g, n->b->b);
 		end = var_new(g, &endname, &it, true);
-		if (!v || !end || !v->on_stack || !end->on_stack) {
+		v = var_new(g, n->a, &it, idx && idx->is_signed);
+		if (!idx || !end || !v || !idx->on_stack || !end->on_stack || !v->on_stack) {
 			gerr(g, n->pos, "too many variables for the BPF stack");
 			g->depth = depth;
 			scope_leave(g);
@@ -3443,21 +3568,22 @@ static void gen_stmt(struct gen *g, const struct lang_node *n)
 		}
 		E(I_STX(BPF_DW, BPF_REG_10, vreg(g, vtop(g), BPF_REG_1), (int16_t)end->off));
 		vpop(g);
-		E(I_STX(BPF_DW, BPF_REG_10, vreg(g, vtop(g), BPF_REG_1), (int16_t)v->off));
+		E(I_STX(BPF_DW, BPF_REG_10, vreg(g, vtop(g), BPF_REG_1), (int16_t)idx->off));
 		vpop(g);
 		insn_bind(g->b, top);
-		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, (int16_t)v->off));
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, (int16_t)idx->off));
 		E(I_LDX(BPF_DW, BPF_REG_2, BPF_REG_10, (int16_t)end->off));
-		insn_jmp_reg(g->b, v->is_signed ? BPF_JSGE : BPF_JGE, BPF_REG_1, BPF_REG_2, done);
+		insn_jmp_reg(g->b, idx->is_signed ? BPF_JSGE : BPF_JGE, BPF_REG_1, BPF_REG_2, done);
+		E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, (int16_t)v->off));
 		g->brk[g->nloops] = done;
 		g->cont[g->nloops++] = next;
 		gen_block(g, n->c);
 		g->nloops--;
 		g->dead = false;	/* continue comes here */
 		insn_bind(g->b, next);
-		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, (int16_t)v->off));
+		E(I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, (int16_t)idx->off));
 		E(I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
-		E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, (int16_t)v->off));
+		E(I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, (int16_t)idx->off));
 		insn_ja(g->b, top);
 		insn_bind(g->b, done);
 		scope_leave(g);
@@ -3626,12 +3752,15 @@ void lang_cg_patch_fds(struct lang_cg *cg, struct lang_cg_prog *p)
 
 /* The BTF the kernel wants with a program that has BPF functions: its
  * types 1 int, 2 void *, 3 int (void *ctx), 4 FUNC the program, 5 int
- * (void *map, void *key, void *value, void *ctx), 6 FUNC a callback
- * (static: the kernel takes no other as a callback). */
+ * (void *map, void *key, void *value, void *ctx), 6 FUNC a for_each
+ * callback (static: the kernel takes no other as a callback), 7 u64,
+ * 8 int (u64 index, void *ctx), 9 FUNC a bpf_loop callback. */
 void *lang_cg_btf(uint32_t *size)
 {
-	static const char strs[] = "\0int\0ctx\0prog\0map\0key\0value\0for_each_cb";
-	enum { S_INT = 1, S_CTX = 5, S_PROG = 9, S_MAP = 14, S_KEY = 18, S_VALUE = 22, S_CB = 28 };
+	static const char strs[] =
+		"\0int\0ctx\0prog\0map\0key\0value\0for_each_cb\0u64\0index\0loop_cb";
+	enum { S_INT = 1, S_CTX = 5, S_PROG = 9, S_MAP = 14, S_KEY = 18, S_VALUE = 22, S_CB = 28,
+	       S_U64 = 40, S_INDEX = 44, S_LOOP_CB = 50 };
 	const uint32_t types[] = {
 		/* [1] int: name, INT << 24, size 4; signed, 32 bits */
 		S_INT, BTF_KIND_INT << 24, 4, BTF_INT_SIGNED << 24 | 32,
@@ -3645,6 +3774,12 @@ void *lang_cg_btf(uint32_t *size)
 		0, BTF_KIND_FUNC_PROTO << 24 | 4, 1, S_MAP, 2, S_KEY, 2, S_VALUE, 2, S_CTX, 2,
 		/* [6] a callback (static) */
 		S_CB, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, 5,
+		/* [7] u64: unsigned, 64 bits */
+		S_U64, BTF_KIND_INT << 24, 8, 64,
+		/* [8] int (u64 index, void *ctx) */
+		0, BTF_KIND_FUNC_PROTO << 24 | 2, 1, S_INDEX, 7, S_CTX, 2,
+		/* [9] a bpf_loop callback (static) */
+		S_LOOP_CB, BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC, 8,
 	};
 	struct btf_header h = {
 		.magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h),

@@ -45,7 +45,11 @@ struct lang_cg_opts {
 	uint64_t cpid;			/* the cpid builtin */
 	int nparams;			/* $1..$N, $# */
 	char *const *params;
+	bool no_bpf_loop;		/* the kernel has no bpf_loop(): range loops open-coded */
 };
+
+/* for ($i : A..B): at most this many iterations (bpf_loop()'s own limit) */
+#define LANG_CG_RANGE_MAX (1 << 23)
 
 /* One concrete attach point a program is generated for. */
 struct lang_cg_point {
@@ -149,8 +153,10 @@ struct lang_cg_prog {
 					 * user stack copy), index in maps; -1 none */
 	int attach_count;		/* set by the runtime */
 	/* BPF functions after the program (for ($kv : @map) bodies, called
-	 * by bpf_for_each_map_elem): where each starts in code */
+	 * by bpf_for_each_map_elem, and for ($i : A..B) bodies, called by
+	 * bpf_loop): where each starts in code */
 	uint32_t *funcs;
+	uint32_t *func_types;		/* each one's BTF: LANG_CG_BTF_CB or _LOOP_CB */
 	size_t nfuncs;
 };
 
@@ -186,6 +192,7 @@ const struct lang_cg_map *lang_cg_map_find(const struct lang_cg *cg, const char 
  * LANG_CG_BTF_PROG and the callbacks' at LANG_CG_BTF_CB. */
 #define LANG_CG_BTF_PROG 4
 #define LANG_CG_BTF_CB 6
+#define LANG_CG_BTF_LOOP_CB 9
 void *lang_cg_btf(uint32_t *size);
 /* "LINE:COL" of the source construct that produced instruction i. */
 struct lang_pos lang_cg_insn_pos(const struct lang_cg_prog *p, size_t i);

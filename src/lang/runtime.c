@@ -21,6 +21,7 @@
 #include "sym/elfsyms.h"
 #include "sym/symcache.h"
 #include "syscall/table.h"
+#include "trace/features.h"
 
 #define VERIFIER_LOG_SIZE (16u << 20)
 #define VERIFIER_TAIL_LINES 6
@@ -1408,7 +1409,7 @@ static void say_verifier(struct rt *rt, const struct lang_cg_prog *p, const stru
 			tail[strlen(tail) - 1] == '\n' ? "" : "\n");
 }
 
-/* The BTF of programs with functions (for ($kv : @map) bodies), loaded
+/* The BTF of programs with functions (for loops' bodies), loaded
  * once: its fd, or -errno with the reason said. */
 static int load_func_btf(void)
 {
@@ -1421,7 +1422,7 @@ static int load_func_btf(void)
 	fd = bpf_btf_load(blob, size, NULL);
 	if (fd < 0) {
 		fd = -errno;
-		msg("for ($kv : @map): the kernel refused the BTF of its callback functions: %s",
+		msg("for loops: the kernel refused the BTF of their callback functions: %s",
 		    strerror(-fd));
 	}
 	free(blob);
@@ -1457,7 +1458,7 @@ static int load_progs(struct rt *rt)
 			}
 			fi[0] = (struct bpf_func_info){ 0, LANG_CG_BTF_PROG };
 			for (size_t k = 0; k < p->nfuncs; k++)
-				fi[k + 1] = (struct bpf_func_info){ p->funcs[k], LANG_CG_BTF_CB };
+				fi[k + 1] = (struct bpf_func_info){ p->funcs[k], p->func_types[k] };
 			lo.prog_btf_fd = btf_fd;
 			lo.func_info = fi;
 			lo.func_info_rec_size = sizeof(*fi);
@@ -1714,7 +1715,10 @@ int lang_run(struct lang_prog *prog, struct lang_probes *pr, const struct lang_r
 {
 	struct rt rt = { .prog = prog, .pr = pr, .o = o };
 	struct lang_cg_opts co = { .nparams = o->nparams, .params = o->params,
-				   .ringbuf_size = o->ringbuf_size };
+				   .ringbuf_size = o->ringbuf_size,
+				   /* only a kernel known to lack it (not one that
+				    * refused the probe, which --dump bpf may run for) */
+				   .no_bpf_loop = feature_probe(FEATURE_BPF_LOOP) == -EOPNOTSUPP };
 	struct timespec mono;
 	unsigned attached = 0;
 	int err = 0, status;

@@ -100,6 +100,11 @@ int feature_probe(enum feature f)
 		if (!r)
 			r = try_uprobe_prog(BPF_F_SLEEPABLE, ATTACH_UPROBE_MULTI);
 		break;
+	case FEATURE_BPF_LOOP:
+		/* the verifier knows the helper (its arguments are not given) */
+		r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL);
+		r = r > 0 ? 0 : r == 0 ? -EOPNOTSUPP : r;
+		break;
 	default:
 		r = -EINVAL;
 	}
@@ -117,6 +122,7 @@ const char *feature_name(enum feature f)
 		[FEATURE_FENTRY] = "fentry",
 		[FEATURE_SLEEPABLE_UPROBE] = "sleepable uprobe",
 		[FEATURE_UPROBE_MULTI] = "uprobe multi-link",
+		[FEATURE_BPF_LOOP] = "bpf_loop",
 	};
 
 	return f < FEATURE_NR ? names[f] : "?";

@@ -12,6 +12,7 @@ enum feature {
 	FEATURE_FENTRY,		/* fentry on a kernel function */
 	FEATURE_SLEEPABLE_UPROBE,	/* uprobe programs that may fault user memory in */
 	FEATURE_UPROBE_MULTI,	/* many uprobes in one link (sleepable ones too) */
+	FEATURE_BPF_LOOP,	/* the bpf_loop() helper (5.17) */
 	FEATURE_NR,
 };
 

@@ -252,7 +252,7 @@ static char *dump_of(const struct lang_cg *cg)
 static const char *const golden[] = {
 	"begin_printf", "count_keyless", "count_comm", "arith", "str_compare", "hist",
 	"spill", "while_loop", "args_fields", "ternary_str", "lhist_keyed", "exit_code", "deref",
-	"for_map", "for_map_count",
+	"for_map", "for_map_count", "for_range",
 };
 
 static char *slurp(const char *path)

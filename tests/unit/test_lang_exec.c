@@ -1,7 +1,7 @@
 /* The generated code, executed without a kernel: a small BPF interpreter
  * runs BEGIN programs with fake helpers (maps kept here, records sent
- * collected; for_each_map_elem calls the program's callback functions,
- * each in a frame of its own) and the printf records are checked.  This pins the
+ * collected; for_each_map_elem and loop call the program's callback
+ * functions, each in a frame of its own) and the printf records are checked.  This pins the
  * language's semantics (C integer arithmetic, division by zero, shifts,
  * short-circuits, loops, strings, maps) on every machine, root or not. */
 #include <stdint.h>
@@ -176,6 +176,24 @@ static uint64_t helper(struct vm *vm, int id, uint64_t *r)
 				vm->fault = "a callback returned neither 0 nor 1";
 			if (ret)
 				break;
+		}
+		return n;
+	}
+	case BPF_FUNC_loop: {
+		uint64_t n = 0;
+
+		if (r[1] > 1 << 23 || r[2] >= vm->prog->code.n || r[4])
+			break;
+		for (; n < r[1] && !vm->fault; n++) {
+			uint64_t a[5] = { n, r[3], 0, 0, 0 };
+			uint64_t ret = vm_exec(vm, (size_t)r[2], a);
+
+			if (ret > 1 && !vm->fault)
+				vm->fault = "a callback returned neither 0 nor 1";
+			if (ret) {
+				n++;
+				break;
+			}
 		}
 		return n;
 	}
@@ -368,13 +386,17 @@ static int vm_run(struct vm *vm, const struct lang_cg_prog *p)
 	return (int)vm_exec(vm, 0, args);
 }
 
+/* the code generated as for a kernel without bpf_loop() */
+static bool exec_no_bpf_loop;
+
 /* Runs every BEGIN of src; the printf records as "a,b|c,d" (ints %lld,
  * strings as they are), or "error: ..." */
 static const char *exec_b(const char *src, int nparams, char **params, long long *bucket)
 {
 	static char out[4096];
 	struct lang_check_opts co = { .nparams = nparams, .params = params };
-	struct lang_cg_opts o = { .ncpus = 2, .nparams = nparams, .params = params };
+	struct lang_cg_opts o = { .ncpus = 2, .nparams = nparams, .params = params,
+				  .no_bpf_loop = exec_no_bpf_loop };
 	struct lang_prog *prog = lang_prog_new("t", src, strlen(src));
 	struct lang_cg *cg = NULL;
 	struct vm *vm = calloc(1, sizeof(*vm));
@@ -593,6 +615,26 @@ static const struct lt_case cases[] = {
 	  "printf(\"%s %d %d %d\\n\", $t, $a, @o[1], @o[2]); }", "t,7,5,12" },
 	{ "BEGIN { @a[1] = 1; @a[2] = 2; @b[10] = 10; @b[20] = 20; $n = 0; "
 	  "for ($x : @a) { for ($y : @b) { $n += $x.1 * $y.1; } } printf(\"%d\\n\", $n); }", "90" },
+	/* for ($i : A..B) where bpf_loop() is: the body its callback, $i =
+	 * A + the index (lang_exec_range_open_coded runs them without) */
+	{ "BEGIN { @x = 5; for ($i : 0..@x) { printf(\"%d\\n\", $i); } }", "0|1|2|3|4" },
+	{ "BEGIN { $s = 0; for ($i : 0..100000) { $s += $i; } printf(\"%d\\n\", $s); }", "4999950000" },
+	{ "BEGIN { $a = -2; $b = 2; for ($i : $a..$b) { printf(\"%d\\n\", $i); } }", "-2|-1|0|1" },
+	{ "BEGIN { $a = 5; $n = 0; for ($i : $a..1) { $n++; } for ($i : $a..$a) { $n++; } "
+	  "printf(\"%d\\n\", $n); }", "0" },
+	{ "BEGIN { $n = 3; $s = 0; for ($i : 0..$n) { for ($j : 0..$n) { $s += $i * 10 + $j; } } "
+	  "printf(\"%d\\n\", $s); }", "99" },
+	{ "BEGIN { $n = 10; $s = 0; for ($i : 0..$n) { if ($i == 2) { continue; } if ($i == 5) { break; } "
+	  "$s += $i; } printf(\"%d\\n\", $s); }", "8" },
+	{ "BEGIN { $n = 10; for ($i : 0..$n) { if ($i == 3) { printf(\"in %d\\n\", $i); return; } } "
+	  "printf(\"not reached\\n\"); }", "3" },
+	{ "BEGIN { $n = 10; for ($i : 0..$n) { if ($i == 3) { exit(2); } } printf(\"not reached\\n\"); }",
+	  "exit(2)" },
+	{ "BEGIN { $n = 4; $c = 0; for ($i : 0..$n) { $i = 100; $c++; } for ($i : 0..4) { $i = 100; $c++; } "
+	  "printf(\"%d\\n\", $c); }", "8" },
+	{ "BEGIN { @m[1] = 10; @m[2] = 20; $n = 2; $s = 0; for ($kv : @m) { for ($i : 0..$n) { "
+	  "$s += $kv.1 + $i; } } for ($i : 0..$n) { for ($kv : @m) { $s += $i * $kv.1; } } "
+	  "printf(\"%d\\n\", $s); }", "92" },
 	/* exit: the record, nothing after it */
 	{ "BEGIN { printf(\"a\\n\"); exit(3); printf(\"b\\n\"); }", "|exit(3)" },
 	{ "BEGIN { exit(); }", "exit(0)" },
@@ -610,6 +652,67 @@ TEST(lang_exec_cases)
 		if (strcmp(got, cases[i].want))
 			test_fail(__FILE__, __LINE__, "%s\n    got  \"%s\"\n    want \"%s\"", cases[i].in,
 				  got, cases[i].want);
+	}
+}
+
+/* Where the kernel has no bpf_loop(), for ($i : A..B) is an open-coded
+ * loop: the same results, no callback, no call of the helper. */
+TEST(lang_exec_range_open_coded)
+{
+	char *params[] = { "42", "str" };
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got, *want;
+
+		if (!strstr(cases[i].in, "for ($i : ") || strstr(cases[i].in, "100000"))
+			continue;
+		exec_no_bpf_loop = false;
+		want = exec(cases[i].in, 2, params);
+		if (strcmp(want, cases[i].want))
+			continue;	/* lang_exec_cases says so */
+		exec_no_bpf_loop = true;
+		got = exec(cases[i].in, 2, params);
+		exec_no_bpf_loop = false;
+		n++;
+		if (strcmp(got, cases[i].want))
+			test_fail(__FILE__, __LINE__, "open-coded: %s\n    got  \"%s\"\n    want \"%s\"",
+				  cases[i].in, got, cases[i].want);
+	}
+	CHECK(n >= 12);
+}
+
+TEST(lang_exec_range_bpf_loop_or_not)
+{
+	struct lang_cg_opts o = { .ncpus = 2 };
+	const char *src = "BEGIN { $s = 0; for ($i : 0..3) { $s += $i; } @s = $s; }";
+
+	for (int k = 0; k < 2; k++) {
+		struct lang_prog *prog = lang_prog_new("t", src, strlen(src));
+		struct lang_check_opts co = { 0 };
+		struct lang_cg *cg = NULL;
+		bool calls = false;
+
+		o.no_bpf_loop = k;
+		if (!prog || lang_parse(prog) || lang_check(prog, &co) || !(cg = lang_cg_new(prog, &o))) {
+			test_fail(__FILE__, __LINE__, "%s", prog ? lang_error(prog, 0) : "no memory");
+		} else {
+			struct lang_cg_point pt = { .at = &prog->probes->attach[0], .name = "BEGIN",
+						    .type = BPF_PROG_TYPE_RAW_TRACEPOINT };
+			int idx = lang_cg_gen(cg, prog->probes, &pt);
+
+			CHECK(idx >= 0);
+			for (size_t i = 0; idx >= 0 && i < cg->progs[idx].code.n; i++) {
+				const struct bpf_insn *in = &cg->progs[idx].code.insn[i];
+
+				if (in->code == (BPF_JMP | BPF_CALL) && in->imm == BPF_FUNC_loop)
+					calls = true;
+			}
+			CHECK_INT(calls, !k);
+			CHECK_INT(idx >= 0 ? cg->progs[idx].nfuncs : 9, k ? 0 : 1);
+		}
+		lang_cg_free(cg);
+		lang_prog_free(prog);
 	}
 }
 

@@ -211,12 +211,13 @@ TEST(lang_formap_layout)
 	fm_free(&r);
 }
 
-/* Programs without the loop have no functions: their code is what it was. */
+/* Programs without for loops have no functions: their code is what it
+ * was (a range loop is a bpf_loop() callback: lang_exec_range_*). */
 TEST(lang_formap_none_without_loops)
 {
 	struct fm_gen r;
 
-	if (!fm_gen("BEGIN { @m[1] = 1; $i = 0; while ($i < 2) { $i++; } for ($j : 0..2) { } }", &r) &&
+	if (!fm_gen("BEGIN { @m[1] = 1; $i = 0; while ($i < 2) { $i++; } unroll(2) { $i++; } }", &r) &&
 	    r.cg->nprogs == 1) {
 		CHECK_INT(r.cg->progs[0].nfuncs, 0);
 		CHECK(r.cg->progs[0].funcs == NULL);
@@ -284,7 +285,8 @@ TEST(lang_formap_btf)
 		id++;
 		switch (kind) {
 		case BTF_KIND_INT:
-			CHECK_STR(btf_name(strs, h->str_len, t[0]), "int");
+			CHECK_STR(btf_name(strs, h->str_len, t[0]), id == 7 ? "u64" : "int");
+			CHECK_INT(t[2], id == 7 ? 8 : 4);
 			t += 4;
 			break;
 		case BTF_KIND_PTR:
@@ -293,12 +295,12 @@ TEST(lang_formap_btf)
 			break;
 		case BTF_KIND_FUNC_PROTO:
 			/* every parameter named (the kernel refuses a FUNC's
-			 * unnamed ones) and a pointer */
+			 * unnamed ones) and a pointer, but bpf_loop's index */
 			for (uint32_t k = 0; k < vlen; k++) {
 				CHECK(t[3 + 2 * k] != 0);
-				CHECK_INT(t[4 + 2 * k], 2);
+				CHECK_INT(t[4 + 2 * k], id == 8 && k == 0 ? 7 : 2);
 			}
-			CHECK_INT(vlen, id == 3 ? 1 : 4);
+			CHECK_INT(vlen, id == 3 ? 1 : id == 8 ? 2 : 4);
 			t += 3 + 2 * vlen;
 			break;
 		case BTF_KIND_FUNC:
@@ -306,11 +308,15 @@ TEST(lang_formap_btf)
 			if (id == LANG_CG_BTF_PROG) {
 				CHECK_STR(btf_name(strs, h->str_len, t[0]), "prog");
 				CHECK_INT(vlen, BTF_FUNC_GLOBAL);
-			} else {
-				CHECK_INT(id, LANG_CG_BTF_CB);
+			} else if (id == LANG_CG_BTF_CB) {
 				CHECK_STR(btf_name(strs, h->str_len, t[0]), "for_each_cb");
 				CHECK_INT(vlen, BTF_FUNC_STATIC);
 				CHECK_INT(t[2], 5);
+			} else {
+				CHECK_INT(id, LANG_CG_BTF_LOOP_CB);
+				CHECK_STR(btf_name(strs, h->str_len, t[0]), "loop_cb");
+				CHECK_INT(vlen, BTF_FUNC_STATIC);
+				CHECK_INT(t[2], 8);
 			}
 			t += 3;
 			break;
@@ -319,8 +325,8 @@ TEST(lang_formap_btf)
 			t = end;
 		}
 	}
-	CHECK_INT(id, 6);
-	CHECK_INT(nfunc, 2);
+	CHECK_INT(id, 9);
+	CHECK_INT(nfunc, 3);
 	free(blob);
 }
 

@@ -49,6 +49,8 @@ $(BUILD)/bpf/%.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard src/bpf/*.h)
 	$(CLANG) $(BPFCFLAGS) -c $< -o $@
 	llvm-strip -g $@
 
+# kept (not deleted as intermediates): the fuzz objects include some too
+.SECONDARY: $(SKELS)
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
 

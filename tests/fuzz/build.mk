@@ -20,7 +20,7 @@ FUZZ_TARGETS := $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
 .SECONDARY: $(FUZZ_LIBOBJS)
 fuzz-targets: $(FUZZ_TARGETS) fuzz-seeds
 
-$(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard src/*.h src/*/*.h)
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(SKELS) $(wildcard src/*.h src/*/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 

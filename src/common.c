@@ -18,9 +18,7 @@
 
 int verbose;
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
+#define HUGE_PAGE (2UL << 20)
 
 void heap_prefault(size_t bytes)
 {
@@ -37,10 +35,13 @@ void heap_prefault(size_t bytes)
 	p = malloc(bytes);
 	if (!p)
 		return;
-	from = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-	to = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-	if (to > from && madvise((void *)from, to - from, MADV_POPULATE_WRITE))
-		debug("populating %zu MiB of heap: %s", bytes >> 20, strerror(errno));
+	/* transparent huge pages where the system allows them on request:
+	 * one fault, and one shadow-page-table fill in a virtual machine,
+	 * per 2 MiB instead of per 4 KiB */
+	from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	to = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+	if (to > from && madvise((void *)from, to - from, MADV_HUGEPAGE))
+		debug("huge pages for %zu MiB of heap: %s", bytes >> 20, strerror(errno));
 	free(p);
 	done = bytes;
 }

@@ -24,13 +24,15 @@ void libbpf_setup_print(void);
  * EMFILE/ENFILE, else the verifier log. */
 const char *bpf_hint(int err);
 
-/* Makes the heap's next `bytes` of allocations land on memory populated
- * in one madvise(MADV_POPULATE_WRITE) instead of a page fault per page:
- * a fault is a trap, dear in a virtual machine (a guest can take 100x
- * longer per page than one bulk population), and a run's start touches
- * megabytes of fresh memory (the model of a read profile).  Blocks up to `bytes` come from the heap from then on, which
- * keeps up to twice that free for reuse.  Once per process, the largest
- * asked; nothing where the kernel lacks MADV_POPULATE_WRITE (5.14). */
+/* Makes the heap's next `bytes` of allocations land on transparent huge
+ * pages (madvise MADV_HUGEPAGE, where the system allows them on request):
+ * the first touch of a fresh page is a fault, and in a virtual machine
+ * with shadow page tables a fill of the host's table too, dear enough
+ * that copying the kernel's 5.5 MB BTF took 60-90 ms on 4 KiB pages and
+ * 10-20 ms on 2 MiB ones.  A run's start touches megabytes of fresh
+ * memory (BTF, symbol and unwind tables, the model of a read profile).
+ * Blocks up to `bytes` come from the heap from then on, which keeps up to
+ * twice that free for reuse.  Once per process, the largest asked. */
 void heap_prefault(size_t bytes);
 
 /* Monotonic time in seconds. */

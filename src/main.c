@@ -42,6 +42,9 @@ int main(int argc, char **argv)
 		printf("stackscope %s\n", STACKSCOPE_VERSION);
 		return 0;
 	}
+	/* a run's start reads megabytes (the kernel's BTF, symbol and
+	 * unwind tables): on huge pages where the system allows them */
+	heap_prefault(32 << 20);
 	if (!strncmp(argv[1], "-e", 2))
 		return cmd_run(argc, argv);
 	/* bpftrace's order: options first (stackscope -q -e PROGRAM) */

@@ -52,6 +52,7 @@ struct waker {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, struct start);
 } starts SEC(".maps");
@@ -59,6 +60,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, struct waker);
 } waking SEC(".maps");
@@ -66,6 +68,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 40960);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct offcpu_key);
 	__type(value, struct offcpu_value);
 } counts SEC(".maps");
@@ -73,6 +76,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, struct offcpu_pending);
 } pending SEC(".maps");

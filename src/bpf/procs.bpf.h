@@ -15,6 +15,12 @@ const volatile bool follow_forks = false;	/* add children of targets */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
+	/* hash maps of small elements are not preallocated: creating one
+	 * writes all its elements (tens of ms per MB in a VM, at every
+	 * start), and the kernel's allocator keeps a per-CPU reserve of
+	 * small elements that covers a program's inserts; the stack store
+	 * (1 KiB elements, a reserve of one) stays preallocated */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u8);
 } targets SEC(".maps");

@@ -35,6 +35,7 @@ volatile __u32 slot;
 struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 40960);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct profile_key);
 	__type(value, __u64);
 };

@@ -14,12 +14,19 @@
 #define EEXIST 17
 #endif
 
-/* Preallocated: an allocation from interrupt context (BPF_F_NO_PREALLOC)
- * can fail while the allocator refills, losing stacks early in a run.
- * 16384 x ~1 KiB = 17 MiB of kernel memory for the run. */
+/* Not preallocated: creating 16384 x ~1 KiB elements up front wrote 17 MiB
+ * of kernel memory at every start (about 65 ms in a VM, half of a short
+ * run).  Elements come from the kernel's BPF allocator instead, whose
+ * per-CPU reserve of elements this size starts at one and is refilled
+ * behind the program (irq_work): a program storing two stacks at once
+ * (kernel and user) could lose the second on a CPU's first run, so user
+ * space fills each CPU's reserve once after loading
+ * (stackcmd_warm_store()); an allocation that still fails is counted
+ * (STACKERR_FULL), like a full store. */
 struct stack_store {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct stack_trace);
 };

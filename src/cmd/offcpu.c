@@ -245,6 +245,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		msg("cannot load the offcpu BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;
 	}
+	stackcmd_warm_store(bpf_map__fd(skel->maps.stacks));
 	err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
 	if (!err && snapshots_on(r))
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),

@@ -426,6 +426,9 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		msg("cannot load the profile BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;
 	}
+	stackcmd_warm_store(bpf_map__fd(skel->maps.stacks));
+	if (r->o.every > 0)
+		stackcmd_warm_store(bpf_map__fd(skel->maps.stacks_b));
 	err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
 	/* load requests drained before the copies: a process is loaded
 	 * (its tables built) first, so its copies stop sooner, and those

@@ -1,15 +1,18 @@
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "cmd/stackcmd.h"
 #include <linux/types.h>
 #include "bpf/kunwind.h"
+#include "bpf/stacks.h"
 
 void stackcmd_init(struct stackcmd_opts *o, const char *name)
 {
@@ -110,6 +113,46 @@ int stackcmd_finish(struct stackcmd_opts *o, int argc, char **argv)
 bool stackcmd_kunwind(const struct stackcmd_opts *o)
 {
 	return o->unwind == UNWIND_KERNEL && !o->kernel_only;
+}
+
+/* Dummy stacks per CPU: the kernel keeps up to about 22 free elements of
+ * this size per CPU (its high watermark, 96 x 256 bytes / element size)
+ * and refills below about 7; 16 covers the burst of one program run. */
+#define WARM_STACKS 16
+
+void stackcmd_warm_store(int fd)
+{
+	static struct stack_trace zero;
+	cpu_set_t allowed, one;
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (fd < 0 || ncpu <= 0 || sched_getaffinity(0, sizeof(allowed), &allowed))
+		return;
+	for (int cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE; cpu++) {
+		int stored = 0;
+
+		if (!CPU_ISSET(cpu, &allowed))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		/* keys without STACK_HASH_BIT are never a stack's handle; an
+		 * allocation may fail while the kernel refills: tried again */
+		for (int i = 0, tries = 0; i < WARM_STACKS && tries < 4 * WARM_STACKS; tries++) {
+			__u64 key = (__u64)i + 2;
+
+			if (!bpf_map_update_elem(fd, &key, &zero, BPF_NOEXIST) || errno == EEXIST)
+				stored = ++i;
+		}
+		for (int i = 0; i < stored; i++) {
+			__u64 key = (__u64)i + 2;
+
+			bpf_map_delete_elem(fd, &key);
+		}
+	}
+	if (sched_setaffinity(0, sizeof(allowed), &allowed))
+		debug("cannot restore the CPU affinity: %s", strerror(errno));
 }
 
 int stackcmd_add_kunwind(const struct stackcmd_opts *o, struct stackpipe *sp,

@@ -56,6 +56,11 @@ bool stackcmd_kunwind(const struct stackcmd_opts *o);
 struct bpf_object;
 /* The in-kernel unwinder of a loaded object that includes
  * bpf/kunwind.bpf.h, added to the pipeline (its maps found by name). */
+/* Fills every allowed CPU's reserve of free elements of a stack store
+ * (bpf/stacks.bpf.h: not preallocated) by storing and deleting a few
+ * dummy stacks from each CPU in turn; a CPU it cannot run on keeps the
+ * kernel's reserve of one.  After loading, before attaching. */
+void stackcmd_warm_store(int fd);
 int stackcmd_add_kunwind(const struct stackcmd_opts *o, struct stackpipe *sp,
 			 const struct bpf_object *obj);
 /* The pipeline these options ask for. */

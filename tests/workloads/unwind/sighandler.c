@@ -44,6 +44,9 @@ __attribute__((noinline)) void wait_here(double end)
 	while (now() < end)
 		for (int i = 0; i < 1000; i++)
 			sink += i;
+	/* nor after it: an alarm during exit() would run handler_work on
+	 * top of the exit handlers */
+	waiting = 0;
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -58,5 +61,6 @@ int main(int argc, char **argv)
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
 	wait_here(end);
+	setitimer(ITIMER_REAL, &(struct itimerval){ 0 }, NULL);
 	return 0;
 }

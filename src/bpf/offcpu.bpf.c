@@ -13,6 +13,9 @@
 #include "bpf/offcpu.h"
 #include "bpf/helpers.bpf.h"
 #include "bpf/stacks.bpf.h"
+/* every thread's entries go when its task is freed (procs.bpf.h on_free) */
+static __always_inline void free_thread(struct task_struct *p);
+#define PROCS_ON_FREE_TASK(p) free_thread(p)
 #include "bpf/procs.bpf.h"
 #include "bpf/snapshot.bpf.h"
 #include "bpf/kunwind.bpf.h"
@@ -214,6 +217,32 @@ static __always_inline void finish(struct task_struct *t, const struct start *st
 		defer(&key, delta, uip, usp);
 	else
 		count(&key, delta, 1);
+}
+
+/* A freed thread's entries: none is left by one that exited the usual
+ * way (its last switch-out, TASK_DEAD, is not recorded; its pending wait
+ * ended at its last system call's exit).  One whose switch-in went
+ * unseen and that never blocked again left a start: its interval has no
+ * end, so it is counted lost; a pending wait whose syscall exit went
+ * unseen is counted with its frame-pointer stack. */
+static __always_inline void free_thread(struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	struct offcpu_pending *pd;
+
+	if (bpf_map_lookup_elem(&starts, &tid) && !bpf_map_delete_elem(&starts, &tid))
+		stat_inc(&stats, OSTAT_DIED);
+	pd = bpf_map_lookup_elem(&pending, &tid);
+	if (pd) {
+		/* copied first: user space may take the entry meanwhile
+		 * (lookup-and-delete at a trim); whoever deletes it counts it */
+		struct offcpu_pending copy = *pd;
+
+		if (!bpf_map_delete_elem(&pending, &tid))
+			flush(&copy.key, copy.ns, copy.waits);
+	}
+	if (wakers)
+		bpf_map_delete_elem(&waking, &tid);
 }
 
 SEC("tp_btf/sched_switch")

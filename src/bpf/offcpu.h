@@ -76,6 +76,9 @@ enum offcpu_stat {
 				 * still in `starts`: the switch-in between was
 				 * not seen; its interval is the time since then
 				 * less the CPU time the thread had since */
+	OSTAT_DIED,		/* a thread freed with its blocked interval open
+				 * (its switch-in unseen, and its exit): not
+				 * counted, its `starts` entry deleted */
 	OSTAT_NR,
 };
 

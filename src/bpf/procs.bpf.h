@@ -104,11 +104,18 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
  * other than the leader exec'd (de_thread); its `live` count says which.
  * The pid was freed a grace period before, but pids are handed out
  * cyclically: the same one comes back only after pid_max others. */
+/* A program's own per-thread state of a task being freed, if it keeps
+ * any (offcpu): defined before including this file. */
+#ifndef PROCS_ON_FREE_TASK
+#define PROCS_ON_FREE_TASK(p) do { } while (0)
+#endif
+
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(on_free, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
 
+	PROCS_ON_FREE_TASK(p);
 	if (p->pid != tgid || BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
 	bpf_map_delete_elem(&gens, &tgid);

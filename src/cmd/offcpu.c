@@ -494,8 +494,8 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 	debug("%llu switch-outs, %llu intervals counted (%llu with a deferred user stack, "
 	      "%llu with the frame-pointer one, %llu pending at the end, %llu of exited threads before), %llu stacks under 0.5 us "
 	      "in all left out (%llu waits); starts full %llu, pending full %llu, counts full %llu, "
-	      "ring full %llu, switch-ins not seen %llu, sched_switch runs missed %llu, "
-	      "sys_exit runs missed %llu",
+	      "ring full %llu, switch-ins not seen %llu, threads freed while blocked %llu, "
+	      "sched_switch runs missed %llu, sys_exit runs missed %llu",
 	      (unsigned long long)stat_sum(r, OSTAT_SWITCHES),
 	      (unsigned long long)stat_sum(r, OSTAT_INTERVALS),
 	      (unsigned long long)stat_sum(r, OSTAT_SNAPSHOTS),
@@ -506,16 +506,19 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 	      (unsigned long long)stat_sum(r, OSTAT_PENDING_FULL),
 	      (unsigned long long)stat_sum(r, OSTAT_DROPPED),
 	      (unsigned long long)stat_sum(r, OSTAT_RING_FULL),
-	      (unsigned long long)stat_sum(r, OSTAT_UNSEEN), (unsigned long long)missed,
+	      (unsigned long long)stat_sum(r, OSTAT_UNSEEN),
+	      (unsigned long long)stat_sum(r, OSTAT_DIED), (unsigned long long)missed,
 	      (unsigned long long)exit_missed);
 	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 	/* a missed sys_exit run leaves its wait pending: counted, with the
 	 * frame-pointer stack (OSTAT_FALLBACK); a switch-in with no run of
 	 * on_switch at all (no recursion: the kernel called no probe) is
 	 * found at the thread's next switch-out and its interval ended
-	 * there (OSTAT_UNSEEN), counted */
+	 * there (OSTAT_UNSEEN), counted; one whose thread died before
+	 * blocking again is lost (OSTAT_DIED) */
 	stackpipe_count(sp, s, "blocked intervals", stat_sum(r, OSTAT_INTERVALS),
-			stat_sum(r, OSTAT_DROPPED) + stat_sum(r, OSTAT_STARTS_FULL) + missed,
+			stat_sum(r, OSTAT_DROPPED) + stat_sum(r, OSTAT_STARTS_FULL) + missed +
+				stat_sum(r, OSTAT_DIED),
 			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +
 				stat_sum(r, OSTAT_USTACK_LOST) + lost_ustacks);
 	session_count(s, "intervals ended at the next switch-out (switch-in not seen)",

@@ -45,12 +45,10 @@ struct {
 	__type(value, struct inflight);
 } inflight SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SC_NR_MAX);
-	__type(key, __u32);
-	__type(value, struct sc_spec);
-} specs SEC(".maps");
+/* What to capture, by syscall number: written by user space in the
+ * skeleton's .bss before load (no update per entry), and corrected there
+ * during the run where the kernel's format of a syscall says otherwise. */
+struct sc_spec specs[SC_NR_MAX];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -629,8 +627,8 @@ static __always_inline const struct sc_spec *wanted(__u32 tgid, long id)
 		if (!target || (*target == TARGET_PRE_EXEC && id != nr_execve && id != nr_execveat))
 			return NULL;
 	}
-	spec = bpf_map_lookup_elem(&specs, &nr);
-	if (!spec || !(spec->flags & SC_SPEC_TRACE))
+	spec = &specs[nr];
+	if (!(spec->flags & SC_SPEC_TRACE))
 		return NULL;
 	return spec;
 }
@@ -720,7 +718,6 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	const struct sc_spec *spec;
 	struct inflight *f;
 	__u32 nr;
 	__u64 ns;
@@ -762,9 +759,8 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	/* after an exec the old image's memory is gone */
 	if ((nr == nr_execve || nr == nr_execveat) && ret == 0)
 		f->refetch = 0;
-	spec = bpf_map_lookup_elem(&specs, &nr);
-	if (spec)
-		capture(f, spec, true, ret);
+	if (nr < SC_NR_MAX)
+		capture(f, &specs[nr], true, ret);
 	/* a successful execve runs under the new program's name */
 	if ((nr == nr_execve || nr == nr_execveat) && ret == 0)
 		bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));

@@ -81,7 +81,7 @@ static size_t edit_distance(const char *a, const char *b)
 
 /* Up to 4 syscall names nearest to name (edit distance, then prefix),
  * comma-separated, into out: "" when none is near. */
-void sys_nearest(const struct sc_table *t, const char *name, char *out, size_t size)
+void sys_nearest(struct sc_table *t, const char *name, char *out, size_t size)
 {
 	size_t best[4], nbest = 0, len = strlen(name), limit = len < 6 ? 2 : len / 3 + 1;
 	int nrs[4];

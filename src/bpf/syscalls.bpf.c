@@ -45,12 +45,10 @@ struct {
 	__type(value, struct inflight);
 } inflight SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SC_NR_MAX);
-	__type(key, __u32);
-	__type(value, struct sc_spec);
-} specs SEC(".maps");
+/* What to capture, by syscall number: written by user space in the
+ * skeleton's .bss before load (no update per entry), and corrected there
+ * during the run where the kernel's format of a syscall says otherwise. */
+struct sc_spec specs[SC_NR_MAX];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -296,72 +294,106 @@ __noinline int put_count(struct inflight *f, __u32 argcap, __u64 base, __u64 end
 	return 0;
 }
 
-/* argv-like: the pointer array, then each string while there is room. */
+struct strv_ctx {
+	__u64 ptrs[SC_STRV_MAX];
+	struct inflight *f;
+	__u64 uptr;
+	__u32 arg;
+	__u32 n;		/* pointers read, up to and with the first NULL */
+	__u32 flags;		/* SC_CHUNK_TRUNC until the NULL is found */
+	bool bulk;		/* all SC_STRV_MAX read at once */
+};
+
+/* One pointer per step until the NULL, or one that cannot be read. */
+static long strv_scan(__u64 i, struct strv_ctx *x)
+{
+	__u32 j = i & (SC_STRV_MAX - 1);
+
+	if (!x->bulk && bpf_probe_read_user(&x->ptrs[j], 8, (void *)(x->uptr + 8 * j)))
+		return 1;
+	x->n = j + 1;
+	if (!x->ptrs[j]) {
+		x->flags = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* One string per step, while the record has room. */
+static long strv_str(__u64 i, struct strv_ctx *x)
+{
+	__u32 j = i & (SC_STRV_MAX - 1);
+
+	if (j >= x->n || !x->ptrs[j])
+		return 1;
+	return put_chunk(x->f, TAG(x->arg, SC_CAP_STR, j, TAG_STR), x->ptrs[j], strsize + 2) < 0;
+}
+
+/* argv-like: the pointer array, then each string while there is room.
+ * Loops through bpf_loop: the verifier checks each step once, not every
+ * count of pointers an unrolled loop could end at. */
 __noinline int put_strv(struct inflight *f, __u32 arg, __u64 uptr)
 {
-	__u64 ptrs[SC_STRV_MAX];
-	__u32 n = 0, flags = SC_CHUNK_TRUNC;
+	struct strv_ctx x = { .f = f, .uptr = uptr, .arg = arg, .flags = SC_CHUNK_TRUNC };
 
 	if (!f)
 		return 0;
-	if (bpf_probe_read_user(ptrs, sizeof(ptrs), (void *)uptr)) {
-		/* near the end of a mapping: element by element */
-		for (int i = 0; i < SC_STRV_MAX; i++) {
-			if (bpf_probe_read_user(&ptrs[i], 8, (void *)(uptr + 8 * i)))
-				break;
-			n++;
-		}
-	} else {
-		n = SC_STRV_MAX;
-	}
-	for (int i = 0; i < SC_STRV_MAX; i++) {
-		if (i < n && !ptrs[i]) {
-			n = i + 1;
-			flags = 0;
-			break;
-		}
-	}
-	if (put_chunk(f, TAG(arg, SC_CAP_STRV, 0, flags), uptr, 8 * n) < 0)
+	/* near the end of a mapping the one read fails: element by element */
+	x.bulk = !bpf_probe_read_user(x.ptrs, sizeof(x.ptrs), (void *)uptr);
+	bpf_loop(SC_STRV_MAX, strv_scan, &x, 0);
+	if (put_chunk(f, TAG(arg, SC_CAP_STRV, 0, x.flags), uptr, 8 * x.n) < 0)
 		return 0;
-	for (int i = 0; i < SC_STRV_MAX; i++) {
-		if (i >= n || !ptrs[i])
-			break;
-		if (put_chunk(f, TAG(arg, SC_CAP_STR, i, TAG_STR), ptrs[i], strsize + 2) < 0)
-			break;
-	}
+	bpf_loop(SC_STRV_MAX, strv_str, &x, 0);
 	return 0;
+}
+
+struct iov_ctx {
+	struct sc_iovec iov[SC_IOV_MAX];
+	struct inflight *f;
+	__u64 total;		/* bytes still to copy */
+	__u32 arg;
+	__u32 data_cap;
+	__u32 n;
+};
+
+/* One element's first bytes per step. */
+static long iov_elem(__u64 i, struct iov_ctx *x)
+{
+	__u32 j = i & (SC_IOV_MAX - 1);
+	__u64 len, want;
+
+	if (j >= x->n || !x->total)
+		return 1;
+	want = x->iov[j].len;
+	len = min_u64(want, x->total);
+	x->total -= len;
+	return put_chunk(x->f, TAG(x->arg, x->data_cap, j, len < want ? SC_CHUNK_TRUNC : 0),
+			 x->iov[j].base, len) < 0;
 }
 
 /* iovecs: the array, then the first bytes of each, `total` in all */
 __noinline int put_iov(struct inflight *f, __u32 argcap, __u64 uptr, __u64 count, __u64 total)
 {
 	__u32 arg = argcap & 0xff, cap = argcap >> 8;
-	struct sc_iovec iov[SC_IOV_MAX];
-	__u32 n = count > SC_IOV_MAX ? SC_IOV_MAX : count;
-	__u32 data_cap = cap == SC_CAP_IOV_IN ? SC_CAP_BUF_IN : SC_CAP_BUF_OUT, sz;
+	struct iov_ctx x = {
+		.f = f, .total = total, .arg = arg,
+		.data_cap = cap == SC_CAP_IOV_IN ? SC_CAP_BUF_IN : SC_CAP_BUF_OUT,
+		.n = count > SC_IOV_MAX ? SC_IOV_MAX : count,
+	};
+	__u32 sz;
 
-	if (!f || !n)
+	if (!f || !x.n)
 		return 0;
-	sz = n * sizeof(iov[0]);
-	if (sz > sizeof(iov))
-		sz = sizeof(iov);
-	if (bpf_probe_read_user(iov, sz, (void *)uptr)) {
+	sz = x.n * sizeof(x.iov[0]);
+	if (sz > sizeof(x.iov))
+		sz = sizeof(x.iov);
+	if (bpf_probe_read_user(x.iov, sz, (void *)uptr)) {
 		put_chunk(f, TAG(arg, cap, 0, SC_CHUNK_FAULT), uptr, 0);
 		return 0;
 	}
-	if (put_chunk(f, TAG(arg, cap, 0, count > n ? SC_CHUNK_TRUNC : 0), uptr, sz) < 0)
+	if (put_chunk(f, TAG(arg, cap, 0, count > x.n ? SC_CHUNK_TRUNC : 0), uptr, sz) < 0)
 		return 0;
-	for (int i = 0; i < SC_IOV_MAX; i++) {
-		__u64 len;
-
-		if (i >= n || !total)
-			break;
-		len = min_u64(iov[i].len, total);
-		total -= len;
-		if (put_chunk(f, TAG(arg, data_cap, i, len < iov[i].len ? SC_CHUNK_TRUNC : 0),
-			      iov[i].base, len) < 0)
-			break;
-	}
+	bpf_loop(SC_IOV_MAX, iov_elem, &x, 0);
 	return 0;
 }
 
@@ -406,27 +438,33 @@ static __always_inline void put_array(struct inflight *f, __u32 arg, __u32 cap, 
 		put_chunk(f, tag, uptr, n * size);
 }
 
-/* Captures what the spec says for this moment: entry or exit.  At exit,
- * also the inputs that could not be read at entry.  These are global
- * functions: the verifier checks each once, not once per call site. */
-__noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_exit, long ret)
+/* Captures what argument i's spec says for this moment: entry or exit.
+ * At exit, also an input that could not be read at entry.  A global
+ * function, like those above: the verifier checks it once for every
+ * argument, not once per argument of an unrolled loop over the six. */
+__noinline int capture_arg(struct inflight *f, const struct sc_spec *spec, __u32 i, bool at_exit,
+			   long ret)
 {
-	if (!f || !spec)
-		return 0;
-	for (int i = 0; i < SC_ARGS; i++) {
-		const struct sc_arg_spec *as = &spec->args[i];
-		__u64 ptr = f->rec.args[i], len, cap_len;
-		__u32 la = as->len_arg;
-		/* an input: read at entry, or at exit when it faulted then */
-		bool in_now = at_exit ? f->refetch & (1 << i) : true;
+	const struct sc_arg_spec *as;
+	__u64 ptr, len, cap_len;
+	bool in_now;
+	__u32 la;
 
-		if (as->cap == SC_CAP_SIGMASK_SP) {
-			if (!at_exit)
-				put_chunk(f, TAG(i, SC_CAP_SIGMASK_SP, 0, 0), f->sp + as->size, 8);
-			continue;
-		}
-		if (as->cap == SC_CAP_NONE || !ptr)
-			continue;
+	if (!f || !spec || i >= SC_ARGS)
+		return 0;
+	as = &spec->args[i];
+	la = as->len_arg;
+	ptr = f->rec.args[i];
+	/* an input: read at entry, or at exit when it faulted then */
+	in_now = at_exit ? f->refetch & (1 << i) : true;
+	if (as->cap == SC_CAP_SIGMASK_SP) {
+		if (!at_exit)
+			put_chunk(f, TAG(i, SC_CAP_SIGMASK_SP, 0, 0), f->sp + as->size, 8);
+		return 0;
+	}
+	if (as->cap == SC_CAP_NONE || !ptr)
+		return 0;
+	{
 		cap_len = as->size ? as->size : strsize;
 		switch (as->cap) {
 		case SC_CAP_STR:
@@ -519,6 +557,14 @@ __noinline int capture(struct inflight *f, const struct sc_spec *spec, bool at_e
 	return 0;
 }
 
+/* Captures what the spec says for this moment, argument by argument. */
+static __always_inline void capture(struct inflight *f, const struct sc_spec *spec, bool at_exit,
+				    long ret)
+{
+	for (int i = 0; i < SC_ARGS; i++)
+		capture_arg(f, spec, i, at_exit, ret);
+}
+
 /* -k: the user stack at the call, queued just before its record. */
 static __always_inline bool queue_stack(struct inflight *f, struct pt_regs *regs)
 {
@@ -581,8 +627,8 @@ static __always_inline const struct sc_spec *wanted(__u32 tgid, long id)
 		if (!target || (*target == TARGET_PRE_EXEC && id != nr_execve && id != nr_execveat))
 			return NULL;
 	}
-	spec = bpf_map_lookup_elem(&specs, &nr);
-	if (!spec || !(spec->flags & SC_SPEC_TRACE))
+	spec = &specs[nr];
+	if (!(spec->flags & SC_SPEC_TRACE))
 		return NULL;
 	return spec;
 }
@@ -672,7 +718,6 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	const struct sc_spec *spec;
 	struct inflight *f;
 	__u32 nr;
 	__u64 ns;
@@ -714,9 +759,8 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	/* after an exec the old image's memory is gone */
 	if ((nr == nr_execve || nr == nr_execveat) && ret == 0)
 		f->refetch = 0;
-	spec = bpf_map_lookup_elem(&specs, &nr);
-	if (spec)
-		capture(f, spec, true, ret);
+	if (nr < SC_NR_MAX)
+		capture(f, &specs[nr], true, ret);
 	/* a successful execve runs under the new program's name */
 	if ((nr == nr_execve || nr == nr_execveat) && ret == 0)
 		bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));

@@ -19,9 +19,9 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "cmd/cmds.h"
-#include "syscalls.skel.h"
 #include "bpf/procs.h"
 #include "bpf/syscalls.h"
+#include "syscalls.skel.h"	/* after the header of its .bss's struct sc_spec */
 #include "report/output.h"
 #include "report/syslines.h"
 #include "syscall/decode.h"
@@ -76,6 +76,7 @@ struct sc_run {
 	long buffer_size;
 	/* state */
 	struct sc_table *table;
+	bool seen[SC_NR_MAX];	/* a record of it was printed: its format read, checked */
 	struct syscalls_bpf *skel;
 	struct stackpipe *sp;	/* -k */
 	struct pending_stack *pend;
@@ -197,29 +198,47 @@ static int parse_args(struct sc_run *r, int argc, char **argv)
 	return 0;
 }
 
+/* What to capture per syscall, into the BPF side's .bss before load:
+ * from the decoders and the built-in string arguments, no format read. */
 static int fill_specs(struct sc_run *r)
 {
-	int fd = bpf_map__fd(r->skel->maps.specs);
 	bool wanted[SC_NR_MAX] = {};
 	int err = sc_table_select(r->table, r->filter, wanted);
 
 	if (err)
 		return err;
-	for (__u32 nr = 0; nr < SC_NR_MAX; nr++) {
-		struct sc_spec spec = {};
+	for (int nr = 0; nr < SC_NR_MAX; nr++) {
+		struct sc_spec *spec = &r->skel->bss->specs[nr];
 
-		sc_spec_for(sc_table_get(r->table, nr), &spec);
+		sc_table_spec(r->table, nr, spec);
 		if (wanted[nr])
-			spec.flags |= SC_SPEC_TRACE;
+			spec->flags |= SC_SPEC_TRACE;
 		if (r->summary) {
 			/* -c needs no memory */
-			spec.flags &= SC_SPEC_TRACE;
-			memset(spec.args, 0, sizeof(spec.args));
+			spec->flags &= SC_SPEC_TRACE;
+			memset(spec->args, 0, sizeof(spec->args));
 		}
-		if (bpf_map_update_elem(fd, &nr, &spec, BPF_ANY))
-			return -errno;
 	}
 	return 0;
+}
+
+/* A syscall's first record: its format is read now (to decode it), and
+ * where it makes the spec differ from the one given before the run (a
+ * kernel whose syscall takes a string the built-in list does not know),
+ * the BPF side captures as the format says from the next call on. */
+static const struct sc_info *first_record(struct sc_run *r, int nr)
+{
+	const struct sc_info *si = sc_table_get(r->table, nr);
+	struct sc_spec *cur = &r->skel->bss->specs[nr], want;
+
+	sc_spec_for(si, &want);
+	if (memcmp(cur->args, want.args, sizeof(want.args))) {
+		msg("syscall %s: this kernel's format has other string arguments than the "
+		    "built-in list; captured as the format says from its next call on", si->name);
+		memcpy(cur->args, want.args, sizeof(want.args));
+	}
+	r->seen[nr] = true;
+	return si;
 }
 
 /* Records lost since the last one reported, inline where they went. */
@@ -238,14 +257,15 @@ static struct pending_stack *stack_slot(struct sc_run *r, uint32_t tid)
 
 static void print_call(struct sc_run *r, const struct sc_record *rec, size_t size)
 {
-	const struct sc_info *si = sc_table_get(r->table, rec->nr);
+	const struct sc_info *si;
 	const char *inner[UNWIND_MAX_DEPTH];
 	struct frame *frames = r->frames;
 	struct sysline_stack st = { .names = inner, .n = -1 };
 	struct pending_stack *ps;
 
-	if (!si)
+	if (rec->nr >= SC_NR_MAX)
 		return;
+	si = r->seen[rec->nr] ? sc_table_get(r->table, rec->nr) : first_record(r, rec->nr);
 	if (!(rec->flags & SC_F_STACK)) {
 		syslines_call(&r->w, si, rec, size, r->stacks ? &(struct sysline_stack){ .n = -1 } : NULL);
 		return;
@@ -334,7 +354,6 @@ static int setup(struct sc_run *r, struct session *s)
 	r->table = sc_table_load();
 	if (!r->table)
 		return -errno;
-	debug("%d syscalls described by the kernel", sc_table_described(r->table));
 	skel = r->skel = syscalls_bpf__open();
 	if (!skel) {
 		err = -errno;
@@ -376,14 +395,15 @@ static int setup(struct sc_run *r, struct session *s)
 	}
 	bpf_map__set_max_entries(skel->maps.stack_scratch, r->stacks && ncpu > 0 ? ncpu : 1);
 	bpf_program__set_autoload(skel->progs.flush_inflight, !r->summary);
+	err = fill_specs(r);
+	if (err)
+		return err;
 	err = syscalls_bpf__load(skel);
 	if (err) {
 		msg("cannot load the syscalls BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;
 	}
-	err = fill_specs(r);
-	if (!err)
-		err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
+	err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
 	if (err)
 		return err;
 	if (r->stacks) {
@@ -442,7 +462,7 @@ static uint64_t print_summary_table(struct sc_run *r)
 				c.max_ns = v[i].max_ns;
 		}
 		if (c.calls)
-			rows[n++] = (struct syslines_row){ sc_table_get(r->table, nr)->name, c };
+			rows[n++] = (struct syslines_row){ sc_table_name(r->table, nr), c };
 		calls += c.calls;
 	}
 	syslines_summary(&r->w, rows, n);
@@ -471,7 +491,7 @@ static void print_losses(struct sc_run *r, uint64_t lost)
 
 		if (c)
 			n += snprintf(line + n, sizeof(line) - n, " %s %llu",
-				      sc_table_get(r->table, nr)->name, (unsigned long long)c);
+				      sc_table_name(r->table, nr), (unsigned long long)c);
 	}
 	fprintf(stderr, "%s\n", line);
 }
@@ -509,6 +529,8 @@ static int finish(struct sc_run *r, struct session *s)
 	} else {
 		session_count(s, "calls counted in the kernel", print_summary_table(r), 0);
 	}
+	/* the formats of the syscalls decoded, no others */
+	debug("%d syscall formats read", sc_table_formats_read(r->table));
 	session_count(s, "filtered out", percpu_sum(stats, SCSTAT_FILTERED), SESSION_IF_ANY);
 	session_count(s, "records lost for want of memory", percpu_sum(stats, SCSTAT_NO_STORAGE),
 		      SESSION_LOSS | SESSION_IF_ANY);

@@ -92,7 +92,7 @@ void kernel_alternative(struct lang_probes *pr, const char *func, bool ret, char
 struct sc_table;
 /* Up to 4 syscall names of t nearest to name, ", "-separated ("" when
  * none is near). */
-void sys_nearest(const struct sc_table *t, const char *name, char *out, size_t size);
+void sys_nearest(struct sc_table *t, const char *name, char *out, size_t size);
 /* The width (4 or 8) and sign of an integer argument's C type. */
 void sys_arg_int(const char *type, uint32_t *size, bool *is_signed);
 /* args.NAME at a syscall point: 0 or -ENOENT. */

@@ -81,7 +81,7 @@ static size_t edit_distance(const char *a, const char *b)
 
 /* Up to 4 syscall names nearest to name (edit distance, then prefix),
  * comma-separated, into out: "" when none is near. */
-void sys_nearest(const struct sc_table *t, const char *name, char *out, size_t size)
+void sys_nearest(struct sc_table *t, const char *name, char *out, size_t size)
 {
 	size_t best[4], nbest = 0, len = strlen(name), limit = len < 6 ? 2 : len / 3 + 1;
 	int nrs[4];
@@ -133,13 +133,17 @@ static int sys_expand(struct lang_probes *pr, const struct lang_attach *at,
 				    "%s: this kernel's syscalls cannot be read: %s", at->text,
 				    strerror(errno ? errno : ENOENT));
 	for (int nr = 0; nr < SC_NR_MAX; nr++) {
-		const struct sc_info *si = sc_table_get(t, nr);
+		const struct sc_info *si;
 		struct lang_sys_point *sp;
 		struct lang_point *pt;
 		char name[160];
 		int id;
 
-		if (si->nargs < 0 || !probes_glob(at->func, si->name))
+		/* the name first: only the formats of the syscalls matched are read */
+		if (!probes_glob(at->func, sc_table_name(t, nr)))
+			continue;
+		si = sc_table_get(t, nr);
+		if (si->nargs < 0)
 			continue;
 		sp = calloc(1, sizeof(*sp));
 		if (!sp || !(sp->spec = calloc(1, sizeof(*sp->spec)))) {

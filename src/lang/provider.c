@@ -201,7 +201,7 @@ struct sc_table *probes_syscalls(struct lang_probes *pr)
 		return NULL;
 	snprintf(dir, sizeof(dir), "%s/syscalls", events);
 	pr->syscalls = sc_table_load_dir(dir);
-	if (pr->syscalls && !sc_table_described(pr->syscalls)) {
+	if (pr->syscalls && !sc_table_has_formats(pr->syscalls)) {
 		msg("syscall probes: tracefs has no syscall events (CONFIG_FTRACE_SYSCALLS off?)");
 		sc_table_free(pr->syscalls);
 		pr->syscalls = NULL;

@@ -175,6 +175,12 @@ struct sc_decoder {
 	int (*layout)(const struct dctx *c, struct ditem *items);
 };
 
+/* The syscalls without a decoder that have string arguments, as a
+ * decoder whose other arguments are A_AUTO: what their formats make
+ * sc_spec_for() capture, known before the format is read (table.c);
+ * NULL for the other names. */
+const struct sc_decoder *sc_strargs_find(const char *name);
+
 /* Shown by several kinds and by return values. */
 void show_signal(struct dbuf *b, __u64 sig);			/* SIGTERM */
 void put_signame(struct dbuf *b, __u64 sig, const char *prefix);

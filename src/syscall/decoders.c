@@ -284,6 +284,54 @@ const struct sc_decoder *sc_decoder_find(const char *name)
 	return NULL;
 }
 
+/* The string arguments of the syscalls without a decoder, named as
+ * Linux 6.18's formats name them (akind_of_string()); the arguments
+ * between are A_AUTO.  Their specs capture these before the format is
+ * read; once it is, the format decides (cmd/syscalls.c says where the
+ * running kernel's differs, and the unit test systable_builtin_specs
+ * checks this list against the running kernel). */
+#define S(n, ...) { .name = n, .args = { __VA_ARGS__ } }
+static const struct sc_decoder strargs[] = {
+	S("utime", A_PATH),
+	S("pivot_root", A_PATH, A_PATH),
+	S("acct", A_STR),
+	S("mount", A_PATH, A_PATH, A_STR),
+	S("umount2", A_STR),
+	S("swapon", A_PATH),
+	S("swapoff", A_PATH),
+	S("sethostname", A_STR),
+	S("setdomainname", A_STR),
+	S("quotactl", A_AUTO, A_PATH),
+	S("utimes", A_PATH),
+	S("mq_open", A_STR),
+	S("mq_unlink", A_STR),
+	S("add_key", A_STR, A_STR),
+	S("request_key", A_STR, A_STR),
+	S("futimesat", A_AUTO, A_PATH),
+	S("fanotify_mark", A_AUTO, A_AUTO, A_AUTO, A_AUTO, A_PATH),
+	S("name_to_handle_at", A_AUTO, A_STR),
+	S("open_tree", A_AUTO, A_PATH),
+	S("move_mount", A_AUTO, A_PATH, A_AUTO, A_PATH),
+	S("fsopen", A_STR),
+	S("fspick", A_AUTO, A_PATH),
+	S("mount_setattr", A_AUTO, A_PATH),
+	S("setxattrat", A_AUTO, A_PATH, A_AUTO, A_STR),
+	S("getxattrat", A_AUTO, A_PATH, A_AUTO, A_STR),
+	S("listxattrat", A_AUTO, A_PATH),
+	S("removexattrat", A_AUTO, A_PATH, A_AUTO, A_STR),
+	S("open_tree_attr", A_AUTO, A_PATH),
+	S("file_getattr", A_AUTO, A_PATH),
+	S("file_setattr", A_AUTO, A_PATH),
+};
+
+const struct sc_decoder *sc_strargs_find(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(strargs); i++)
+		if (!strcmp(strargs[i].name, name))
+			return &strargs[i];
+	return NULL;
+}
+
 /* ---- classes ------------------------------------------------------------ */
 
 /* strace's classes (its syscallent tables for x86_64), by name. */

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common.h"
+#include "syscall/decode_int.h"
 #include "syscall/table.h"
 #include "trace/tracefs.h"
 #include "syscall/names_x86_64.h"
@@ -14,7 +15,9 @@
 struct sc_table {
 	struct sc_info info[SC_NR_MAX];
 	char unnamed[SC_NR_MAX][16];	/* "syscall_NNN" */
-	int described;
+	bool tried[SC_NR_MAX];		/* its format was read, or found missing */
+	int dirfd;			/* events/syscalls, or -1: no formats */
+	int formats_read;
 };
 
 /* The kernel's event names that differ from the syscall's (strace's) name. */
@@ -79,41 +82,38 @@ static bool parse_field(const char *line, struct sc_argdesc *a)
 	return true;
 }
 
-/* Reads one sys_enter_NAME/format into the info of its syscall. */
-static void read_format(struct sc_table *t, int dirfd, const char *event)
+/* Reads sys_enter_EVENT/format into si: its arguments, after the common
+ * fields and __syscall_nr.  A format is well under a page; one longer
+ * than FORMAT_MAX is read up to there. */
+#define FORMAT_MAX 8192
+static void read_format(struct sc_table *t, struct sc_info *si)
 {
-	char path[300], line[512];
+	char path[300], buf[FORMAT_MAX];
 	struct sc_argdesc a;
-	struct sc_info *si;
-	int fd, nr, n = 0;
-	FILE *f;
+	size_t len = 0;
+	ssize_t got;
+	int fd, n = 0;
 
-	nr = sc_table_lookup(t, event + strlen("sys_enter_"));
-	if (nr < 0) {
-		debug("syscall %s: no number known for it on this architecture",
-		      event + strlen("sys_enter_"));
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/format", event);
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "sys_enter_%s/format", sc_event_name(si->name));
+	fd = openat(t->dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return;
-	}
-	si = &t->info[nr];
-	while (fgets(line, sizeof(line), f)) {
+	while (len < sizeof(buf) - 1 && (got = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += got;
+	close(fd);
+	buf[len] = 0;
+	t->formats_read++;
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
 		if (!parse_field(line, &a) || !strncmp(a.name, "common_", 7) ||
 		    !strcmp(a.name, "__syscall_nr"))
 			continue;
 		if (n < SC_ARGS)
 			si->args[n++] = a;
 	}
-	fclose(f);
 	si->nargs = n;
-	t->described++;
 }
 
 static struct sc_table *table_new(void)
@@ -122,6 +122,7 @@ static struct sc_table *table_new(void)
 
 	if (!t)
 		return NULL;
+	t->dirfd = -1;
 	for (int nr = 0; nr < SC_NR_MAX; nr++) {
 		struct sc_info *si = &t->info[nr];
 
@@ -129,36 +130,23 @@ static struct sc_table *table_new(void)
 		si->nargs = -1;
 		if (nr < (int)ARRAY_SIZE(sc_names_x86_64) && sc_names_x86_64[nr]) {
 			si->name = sc_names_x86_64[nr];
+			si->dec = sc_decoder_find(si->name);
 		} else {
 			snprintf(t->unnamed[nr], sizeof(t->unnamed[nr]), "syscall_%d", nr);
 			si->name = t->unnamed[nr];
+			/* a number without a name has no format to read */
+			t->tried[nr] = true;
 		}
 	}
 	return t;
 }
 
-static void bind_decoders(struct sc_table *t)
-{
-	for (int nr = 0; nr < SC_NR_MAX; nr++)
-		t->info[nr].dec = sc_decoder_find(t->info[nr].name);
-}
-
 struct sc_table *sc_table_load_dir(const char *dir)
 {
 	struct sc_table *t = table_new();
-	struct dirent *de;
-	DIR *d;
 
-	if (!t)
-		return NULL;
-	d = dir ? opendir(dir) : NULL;
-	if (d) {
-		while ((de = readdir(d)))
-			if (!strncmp(de->d_name, "sys_enter_", 10))
-				read_format(t, dirfd(d), de->d_name);
-		closedir(d);
-	}
-	bind_decoders(t);
+	if (t && dir)
+		t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return t;
 }
 
@@ -172,10 +160,12 @@ struct sc_table *sc_table_load(void)
 		msg("syscall arguments shown raw");
 		return sc_table_load_dir(NULL);
 	}
+	/* the directory stays open: a privately mounted tracefs goes away
+	 * at once (detached), and the formats are still read through it */
 	snprintf(events, sizeof(events), "%s/syscalls", tracefs_events(tfs));
 	t = sc_table_load_dir(events);
 	tracefs_close(tfs);
-	if (t && !t->described)
+	if (t && t->dirfd < 0)
 		msg("tracefs has no syscall events (CONFIG_FTRACE_SYSCALLS off?); syscall "
 		    "arguments shown raw");
 	return t;
@@ -183,17 +173,58 @@ struct sc_table *sc_table_load(void)
 
 void sc_table_free(struct sc_table *t)
 {
+	if (!t)
+		return;
+	if (t->dirfd >= 0)
+		close(t->dirfd);
 	free(t);
 }
 
-const struct sc_info *sc_table_get(const struct sc_table *t, int nr)
+const struct sc_info *sc_table_get(struct sc_table *t, int nr)
 {
-	return nr >= 0 && nr < SC_NR_MAX ? &t->info[nr] : NULL;
+	if (nr < 0 || nr >= SC_NR_MAX)
+		return NULL;
+	if (!t->tried[nr]) {
+		t->tried[nr] = true;
+		if (t->dirfd >= 0)
+			read_format(t, &t->info[nr]);
+	}
+	return &t->info[nr];
 }
 
-int sc_table_described(const struct sc_table *t)
+const char *sc_table_name(const struct sc_table *t, int nr)
 {
-	return t->described;
+	return nr >= 0 && nr < SC_NR_MAX ? t->info[nr].name : NULL;
+}
+
+bool sc_table_has_formats(const struct sc_table *t)
+{
+	return t->dirfd >= 0;
+}
+
+int sc_table_formats_read(const struct sc_table *t)
+{
+	return t->formats_read;
+}
+
+void sc_table_spec(struct sc_table *t, int nr, struct sc_spec *spec)
+{
+	const struct sc_info *si;
+	struct sc_info builtin;
+
+	memset(spec, 0, sizeof(*spec));
+	if (nr < 0 || nr >= SC_NR_MAX)
+		return;
+	si = &t->info[nr];
+	/* a decoder says what each argument is; a format read says it too */
+	if (si->dec || t->tried[nr] || t->dirfd < 0) {
+		sc_spec_for(si, spec);
+		return;
+	}
+	/* the string arguments this kernel's format would give it */
+	builtin = *si;
+	builtin.dec = sc_strargs_find(si->name);
+	sc_spec_for(&builtin, spec);
 }
 
 int sc_table_select(const struct sc_table *t, const char *list, bool *wanted)

@@ -50,6 +50,22 @@ test_known_calls_line_by_line() {
 	grep -q '^stackscope syscalls: [0-9]* records, 0 lost' err.txt || fail "summary: $(cat err.txt)"
 }
 
+test_formats_read_only_for_calls_shown() {
+	mkdir d
+	timeout 60 "$SS" syscalls -v -s 200 -o out.txt -- "$WL/sysc_wl" "$T/d" 1 2>err.txt ||
+		fail "syscalls exited $?: $(cat err.txt)"
+	# the format of each syscall shown is read once, when its first
+	# record comes; the kernel's hundreds of others are never read
+	shown=$(norm out.txt | sed -n 's/^\([a-z0-9_]*\)(.*/\1/p' | grep -v '^syscall_[0-9]*$' | sort -u | wc -l)
+	read=$(sed -n 's/^stackscope: \([0-9]*\) syscall formats read$/\1/p' err.txt)
+	[ "$shown" -ge 15 ] || fail "only $shown syscalls shown: $(head -3 out.txt)"
+	[ "$read" = "$shown" ] || fail "$read formats read for $shown syscalls shown: $(cat err.txt)"
+	# -c decodes no call: none read
+	timeout 60 "$SS" syscalls -c -v -o cnt.txt -- "$WL/sysc_wl" "$T/d" 1 2>err.txt ||
+		fail "syscalls -c exited $?: $(cat err.txt)"
+	grep -q '^stackscope: 0 syscall formats read$' err.txt || fail "-c: $(cat err.txt)"
+}
+
 test_line_prefix() {
 	mkdir d
 	timeout 60 "$SS" syscalls -e nanosleep -o out.txt -- "$WL/sysc_wl" "$T/d" 1 2>/dev/null ||

@@ -61,8 +61,13 @@ TEST(systable_reads_kernel_descriptions)
 	CHECK(t != NULL);
 	if (!t)
 		return;
-	CHECK_INT(sc_table_described(t), 3);	/* no_such_call has no number */
+	CHECK(sc_table_has_formats(t));
+	/* nothing read before a syscall is asked for */
+	CHECK_INT(sc_table_formats_read(t), 0);
+	CHECK_STR(sc_table_name(t, 257), "openat");
+	CHECK_INT(sc_table_formats_read(t), 0);
 	si = sc_table_get(t, 257);
+	CHECK_INT(sc_table_formats_read(t), 1);
 	CHECK_STR(si->name, "openat");
 	CHECK_INT(si->nargs, 4);
 	CHECK_STR(si->args[0].name, "dfd");
@@ -80,6 +85,9 @@ TEST(systable_reads_kernel_descriptions)
 	CHECK_INT(sc_table_get(t, 0)->nargs, -1);	/* read: not described here */
 	CHECK_STR(sc_table_get(t, 1000)->name, "syscall_1000");
 	CHECK(sc_table_get(t, SC_NR_MAX) == NULL);
+	/* each format once: openat, newstat, getpid (read's is missing) */
+	sc_table_get(t, 257);
+	CHECK_INT(sc_table_formats_read(t), 3);
 	CHECK_INT(sc_table_lookup(t, "newstat"), 4);
 	CHECK_INT(sc_table_lookup(t, "stat"), 4);
 	CHECK_INT(sc_table_lookup(t, "uretprobe"), 335);
@@ -105,5 +113,62 @@ TEST(systable_selects_with_e)
 	CHECK_INT(sc_table_select(t, "!read", w), 0);
 	CHECK(!w[0] && w[1]);
 	CHECK_INT(sc_table_select(t, "openat,bogus", w), -EINVAL);
+	sc_table_free(t);
+}
+
+TEST(systable_without_formats)
+{
+	struct sc_table *t = sc_table_load_dir("/nonexistent/stackscope-unit");
+	struct sc_spec spec;
+
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK(!sc_table_has_formats(t));
+	CHECK_INT(sc_table_get(t, 257)->nargs, -1);
+	CHECK_INT(sc_table_formats_read(t), 0);
+	/* a decoder still says what to capture; a syscall without one has
+	 * nothing captured when the kernel describes none */
+	sc_table_spec(t, 257, &spec);
+	CHECK_INT(spec.args[1].cap, SC_CAP_PATH);
+	sc_table_spec(t, sc_table_lookup(t, "mount"), &spec);
+	CHECK_INT(spec.args[0].cap, SC_CAP_NONE);
+	sc_table_free(t);
+}
+
+/* The specs given to the BPF side before any format is read (decoders,
+ * the built-in string arguments of the others) are those the running
+ * kernel's formats give, for every syscall it describes. */
+TEST(systable_builtin_specs_match_the_kernel)
+{
+	struct sc_table *t;
+	int checked = 0;
+
+	if (geteuid())
+		SKIP("reading the kernel's syscall formats needs root");
+	t = sc_table_load();
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	if (!sc_table_has_formats(t)) {
+		sc_table_free(t);
+		SKIP("this kernel describes no syscalls in tracefs");
+	}
+	for (int nr = 0; nr < SC_NR_MAX; nr++) {
+		struct sc_spec before, after;
+		const struct sc_info *si;
+
+		sc_table_spec(t, nr, &before);
+		si = sc_table_get(t, nr);
+		if (si->nargs < 0)
+			continue;
+		sc_spec_for(si, &after);
+		if (memcmp(&before, &after, sizeof(before)))
+			test_fail(__FILE__, __LINE__, "%s: the built-in spec differs from its format's",
+				  si->name);
+		checked++;
+	}
+	CHECK(checked > 300);
+	CHECK_INT(sc_table_formats_read(t), checked);
 	sc_table_free(t);
 }

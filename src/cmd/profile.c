@@ -98,6 +98,9 @@ struct profile_run {
 	unsigned int slot;
 	uint64_t window_samples;	/* samples read from the windows so far */
 	uint64_t snap_bytes;	/* read from the `snapshots` ring, its headers included */
+	/* named at trims, of exited processes: counts (those with a user
+	 * stack from the kernel's store), aggregated copies */
+	uint64_t early_counts, early_kstacks, early_copies;
 };
 
 /* "10s", "1m", "500ms", "2h", or seconds; 0 or -EINVAL. */
@@ -369,6 +372,8 @@ static void small_template(struct bpf_map *outer, const struct bpf_map *like, in
 	}
 }
 
+static int name_exited(void *ctx, struct stackpipe *sp);
+
 /* Load, fill the filter, then fork/exec tracking before sampling, so no
  * generation is missed. */
 static int setup(void *ctx, struct session *s, struct stackpipe *sp)
@@ -435,14 +440,19 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	if (!err && snapshots_on(r)) {
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
 					      decode_snapshot, r);
-		/* in-kernel stacks are named after the run (or the window):
-		 * keep every process's mappings until then */
+		/* copies only: every user stack is unwound as it arrives */
 		if (!stackcmd_kunwind(&r->o)) {
 			stackpipe_forget_unsampled(sp);
 			if (r->o.every <= 0)
 				stackpipe_resolve_early(sp, bpf_map__fd(skel->maps.stacks));
 		}
 	}
+	/* in-kernel user stacks are named after the run (or the window): at
+	 * each trim those of exited processes, so that these can go (windows
+	 * drop them once their window is written) */
+	if (!err && !r->o.kernel_only && r->o.every <= 0 &&
+	    (stackcmd_kunwind(&r->o) || !snapshots_on(r)))
+		stackpipe_name_exited(sp, name_exited, r);
 	if (!err)
 		err = attach_program(s, skel->progs.on_fork);
 	if (!err)
@@ -485,6 +495,39 @@ static int stacks_fd(struct profile_run *r, unsigned int slot)
 	return bpf_map__fd(slot ? r->skel->maps.stacks_b : r->skel->maps.stacks);
 }
 
+/* One key of a slot's counts, its stacks read from the slot's store sfd. */
+static int add_count(struct stackpipe *sp, int sfd, const struct profile_key *key, __u64 count)
+{
+	struct stack_sample smp = {
+		.pid = key->pid,
+		.gen = key->gen,
+		.tid = key->tid,
+		.value = count,
+	};
+
+	memcpy(smp.comm, key->comm, sizeof(key->comm));
+	smp.comm[sizeof(key->comm)] = 0;
+	smp.nk = stackpipe_read_stack(sfd, key->kstack, smp.kips);
+	/* the kernel's walk stops at its depth limit; the in-kernel
+	 * unwinder also says where it could not go on */
+	smp.nu = stackpipe_read_ustack(sfd, key->ustack, smp.uips, &smp.utrunc);
+	return stackpipe_add(sp, &smp);
+}
+
+/* One aggregated snapshot unwound here, its kernel stack from sfd. */
+static int add_unwound(struct stackpipe *sp, int sfd, const struct stackagg_entry *e)
+{
+	struct stack_sample smp = {
+		.pid = e->pid, .gen = e->gen, .tid = e->tid, .value = e->value,
+		.nu = e->n, .utrunc = e->truncated,
+	};
+
+	memcpy(smp.comm, e->comm, sizeof(smp.comm));
+	memcpy(smp.uips, e->ips, e->n * sizeof(*e->ips));
+	smp.nk = stackpipe_read_stack(sfd, e->kstack, smp.kips);
+	return stackpipe_add(sp, &smp);
+}
+
 /* Reads what slot holds into the pipeline: the kernel's counts and the
  * snapshots unwound here, their stacks from the slot's store.  Nothing
  * writes the slot meanwhile (sampling detached, or the slot switched).
@@ -494,7 +537,6 @@ static int64_t read_slot(struct profile_run *r, struct stackpipe *sp, unsigned i
 	int cfd = counts_fd(r, slot), sfd = stacks_fd(r, slot);
 	const struct stackagg *unwound = stackpipe_unwound_slot(sp, slot);
 	struct profile_key key, next, *prev = NULL;
-	struct stack_sample smp;
 	int64_t total = 0;
 	__u64 count;
 	int err;
@@ -505,38 +547,83 @@ static int64_t read_slot(struct profile_run *r, struct stackpipe *sp, unsigned i
 		if (bpf_map_lookup_elem(cfd, &key, &count))
 			continue;
 		total += count;
-		smp = (struct stack_sample){
-			.pid = key.pid,
-			.gen = key.gen,
-			.tid = key.tid,
-			.value = count,
-		};
-		memcpy(smp.comm, key.comm, sizeof(key.comm));
-		smp.comm[sizeof(key.comm)] = 0;
-		smp.nk = stackpipe_read_stack(sfd, key.kstack, smp.kips);
-		/* the kernel's walk stops at its depth limit; the in-kernel
-		 * unwinder also says where it could not go on */
-		smp.nu = stackpipe_read_ustack(sfd, key.ustack, smp.uips, &smp.utrunc);
-		err = stackpipe_add(sp, &smp);
+		err = add_count(sp, sfd, &key, count);
 		if (err)
 			return err;
 	}
 	for (size_t i = 0; unwound && i < stackagg_count(unwound); i++) {
 		const struct stackagg_entry *e = stackagg_get(unwound, i);
 
-		smp = (struct stack_sample){
-			.pid = e->pid, .gen = e->gen, .tid = e->tid, .value = e->value,
-			.nu = e->n, .utrunc = e->truncated,
-		};
-		memcpy(smp.comm, e->comm, sizeof(smp.comm));
-		memcpy(smp.uips, e->ips, e->n * sizeof(*e->ips));
-		smp.nk = stackpipe_read_stack(sfd, e->kstack, smp.kips);
 		total += e->value;
-		err = stackpipe_add(sp, &smp);
+		err = add_unwound(sp, sfd, e);
 		if (err)
 			return err;
 	}
 	return total;
+}
+
+/* One report, user stacks unwound in the kernel (or walked there by frame
+ * pointers): the samples of the processes that exited, named at a trim so
+ * that their processes can go and the run keeps the live ones.  Their
+ * counts are taken out of `counts` (keys gathered first: a deleted key
+ * would restart the walk), each by lookup-and-delete, so a sample counts
+ * once whatever comes after: one still counted under the key later (the
+ * process's last thread on its way out of do_exit, past its exit record:
+ * no user stack, PF_EXITING) makes a new entry, named at the end, by
+ * comm and kernel frames.  A process is exited once its exit record was
+ * read and two whole drains passed (stackpipe_exited()): its samples were
+ * all counted by then, and its copies (the in-kernel unwinder's
+ * fallbacks) all read and aggregated here; those are taken out too.
+ * Stacks stay in the store: a handle may be shared.  Returns the counts
+ * named, or -errno. */
+static int name_exited(void *ctx, struct stackpipe *sp)
+{
+	struct profile_run *r = ctx;
+	int cfd = counts_fd(r, 0), sfd = stacks_fd(r, 0), named = 0, err = 0;
+	struct profile_key key, cur, *keys = NULL;
+	size_t n = 0, cap = 0;
+	struct stackagg *taken;
+
+	for (void *prev = NULL; bpf_map_get_next_key(cfd, prev, &key) == 0; prev = &cur) {
+		cur = key;
+		if (!stackpipe_exited(sp, key.pid))
+			continue;
+		if (n == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			struct profile_key *k = realloc(keys, c * sizeof(*k));
+
+			if (!k) {
+				err = -ENOMEM;
+				break;
+			}
+			keys = k;
+			cap = c;
+		}
+		keys[n++] = key;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		__u64 count;
+
+		if (bpf_map_lookup_and_delete_elem(cfd, &keys[i], &count))
+			continue;
+		err = add_count(sp, sfd, &keys[i], count);
+		r->early_counts += count;
+		if (keys[i].ustack & STACK_HASH_BIT)
+			r->early_kstacks += count;
+		named++;
+	}
+	free(keys);
+	if (err || !snapshots_on(r))
+		return err ? err : named;
+	taken = stackpipe_take_exited(sp);
+	if (!taken)
+		return -errno;
+	for (size_t i = 0; i < stackagg_count(taken) && !err; i++, named++) {
+		err = add_unwound(sp, sfd, stackagg_get(taken, i));
+		r->early_copies += stackagg_get(taken, i)->value;
+	}
+	stackagg_free(taken);
+	return err ? err : named;
 }
 
 /* Every key of a hash map deleted: the slot is ready for the window
@@ -644,6 +731,11 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 	      (unsigned long long)stat_sum(r, PSTAT_DROPPED),
 	      (unsigned long long)recursion_misses(r));
 	ring_bytes_line(stat_sum(r, PSTAT_SAMPLES), r->snap_bytes, stackpipe_kunwind_bytes(sp));
+	if (r->o.every <= 0 && !r->o.kernel_only)
+		debug("samples of exited processes named at trims: %llu counted in the kernel "
+		      "(%llu with a user stack from its store), %llu unwound from copies",
+		      (unsigned long long)r->early_counts, (unsigned long long)r->early_kstacks,
+		      (unsigned long long)r->early_copies);
 	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 	stackpipe_count(sp, s, "samples", stat_sum(r, PSTAT_SAMPLES),
 			stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),

@@ -101,6 +101,8 @@ struct profile_run {
 	/* named at trims, of exited processes: counts (those with a user
 	 * stack from the kernel's store), aggregated copies */
 	uint64_t early_counts, early_kstacks, early_copies;
+	uint64_t freed_ustacks;	/* their user stacks taken out of the store */
+	uint64_t ustacks_back;	/* ... and put back (a live process's too) */
 };
 
 /* "10s", "1m", "500ms", "2h", or seconds; 0 or -EINVAL. */
@@ -562,6 +564,78 @@ static int64_t read_slot(struct profile_run *r, struct stackpipe *sp, unsigned i
 	return total;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Stacks freed at a trim at most at once (their copies held meanwhile:
+ * 1 KiB each). */
+#define FREE_BATCH 4096
+
+/* The user stacks of exited processes' counts, taken out of the store
+ * (one-shot runs: it fills with every process's stacks otherwise, each
+ * process's own under address-space randomization): those of h (sorted,
+ * unique) that no count left references.  A live process may share one
+ * (forked without exec: the same addresses) and take its handle while it
+ * goes (the store said EEXIST, its count not made yet): after the
+ * deletions an update of count_slots (its unused slot 1, unchanged)
+ * returns once every program running then has finished (the kernel waits
+ * for an RCU grace period), and a count made since that names a freed
+ * stack gets it back, from the copy read before the deletion. */
+static void free_ustacks(struct profile_run *r, __u64 *h, size_t n)
+{
+	int cfd = counts_fd(r, 0), sfd = stacks_fd(r, 0), slots = bpf_map__fd(r->skel->maps.count_slots);
+	int bfd = counts_fd(r, 1);
+	struct profile_key key, cur;
+	struct stack_trace *copy;
+	size_t m = 0, back = 0;
+	__u32 one = 1;
+
+	/* those a count still references stay */
+	for (void *prev = NULL; bpf_map_get_next_key(cfd, prev, &key) == 0; prev = &cur) {
+		__u64 *hit = n ? bsearch(&key.ustack, h, n, sizeof(*h), cmp_u64) : NULL;
+
+		cur = key;
+		if (hit)
+			*hit = STACK_NONE;	/* sorts first, never a stack */
+	}
+	qsort(h, n, sizeof(*h), cmp_u64);
+	while (n && h[0] == STACK_NONE) {
+		h++;
+		n--;
+	}
+	if (n > FREE_BATCH)
+		n = FREE_BATCH;	/* the rest stays in the store */
+	copy = malloc(n * sizeof(*copy));
+	if (!copy)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (bpf_map_lookup_and_delete_elem(sfd, &h[i], &copy[m]))
+			continue;
+		h[m++] = h[i];
+	}
+	if (!m || bpf_map_update_elem(slots, &one, &bfd, BPF_ANY)) {
+		/* no grace period to wait for: every stack put back */
+		for (size_t i = 0; i < m; i++)
+			bpf_map_update_elem(sfd, &h[i], &copy[i], BPF_NOEXIST);
+		free(copy);
+		return;
+	}
+	for (void *prev = NULL; bpf_map_get_next_key(cfd, prev, &key) == 0; prev = &cur) {
+		__u64 *hit = bsearch(&key.ustack, h, m, sizeof(*h), cmp_u64);
+
+		cur = key;
+		if (hit && !bpf_map_update_elem(sfd, hit, &copy[hit - h], BPF_NOEXIST))
+			back++;
+	}
+	r->freed_ustacks += m - back;
+	r->ustacks_back += back;
+	free(copy);
+}
+
 /* One report, user stacks unwound in the kernel (or walked there by frame
  * pointers): the samples of the processes that exited, named at a trim so
  * that their processes can go and the run keeps the live ones.  Their
@@ -581,8 +655,9 @@ static int name_exited(void *ctx, struct stackpipe *sp)
 	struct profile_run *r = ctx;
 	int cfd = counts_fd(r, 0), sfd = stacks_fd(r, 0), named = 0, err = 0;
 	struct profile_key key, cur, *keys = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, nh = 0;
 	struct stackagg *taken;
+	__u64 *handles;
 
 	for (void *prev = NULL; bpf_map_get_next_key(cfd, prev, &key) == 0; prev = &cur) {
 		cur = key;
@@ -601,17 +676,31 @@ static int name_exited(void *ctx, struct stackpipe *sp)
 		}
 		keys[n++] = key;
 	}
+	/* the keys' user stacks, once each, taken out of the store after */
+	handles = n ? malloc(n * sizeof(*handles)) : NULL;
 	for (size_t i = 0; i < n && !err; i++) {
-		__u64 count;
+		__u64 count, ustack = keys[i].ustack;
 
 		if (bpf_map_lookup_and_delete_elem(cfd, &keys[i], &count))
 			continue;
 		err = add_count(sp, sfd, &keys[i], count);
 		r->early_counts += count;
-		if (keys[i].ustack & STACK_HASH_BIT)
+		if (ustack & STACK_HASH_BIT) {
 			r->early_kstacks += count;
+			if (handles)
+				handles[nh++] = ustack;
+		}
 		named++;
 	}
+	if (!err && nh) {
+		qsort(handles, nh, sizeof(*handles), cmp_u64);
+		n = 0;
+		for (size_t i = 0; i < nh; i++)
+			if (!i || handles[i] != handles[i - 1])
+				handles[n++] = handles[i];
+		free_ustacks(r, handles, n);
+	}
+	free(handles);
 	free(keys);
 	if (err || !snapshots_on(r))
 		return err ? err : named;
@@ -717,6 +806,22 @@ static int close_window(void *ctx, struct session *s, struct stackpipe *sp)
 	return err;
 }
 
+/* Entries of a hash map (its keys walked), and its capacity. */
+static uint32_t map_entries(int fd, uint32_t *max)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), n = 0;
+	__u64 key, next, *prev = NULL;
+
+	*max = bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+	while (n <= *max && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	return n;
+}
+
 /* The closing line of the run. */
 static int count(void *ctx, struct session *s, struct stackpipe *sp)
 {
@@ -731,6 +836,14 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 	      (unsigned long long)stat_sum(r, PSTAT_DROPPED),
 	      (unsigned long long)recursion_misses(r));
 	ring_bytes_line(stat_sum(r, PSTAT_SAMPLES), r->snap_bytes, stackpipe_kunwind_bytes(sp));
+	if (verbose && r->o.every <= 0) {
+		uint32_t max, held = map_entries(stacks_fd(r, 0), &max);
+
+		debug("stack store: %u stacks held at the end (of %u), %llu user stacks of exited "
+		      "processes freed (%llu more put back: a live process took them meanwhile)",
+		      held, max, (unsigned long long)r->freed_ustacks,
+		      (unsigned long long)r->ustacks_back);
+	}
 	if (r->o.every <= 0 && !r->o.kernel_only)
 		debug("samples of exited processes named at trims: %llu counted in the kernel "
 		      "(%llu with a user stack from its store), %llu unwound from copies",

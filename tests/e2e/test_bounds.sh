@@ -95,7 +95,7 @@ test_bounds_churn_windows() {
 # counts of exited processes are taken out of the kernel's map at the
 # trim; both name the copies' spin with the same chain.
 test_bounds_churn_one_report() {
-	local i p total samples early named mode kstacks
+	local i p total samples early named kept mode kstacks freed
 	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
 	# 60 ms of spin: long enough for the in-kernel unwinder to load some
 	churn_until_two_trims 60 600
@@ -107,7 +107,18 @@ test_bounds_churn_one_report() {
 		early=$(sed -n 's/.*, \([0-9]*\) stacks named early).*/\1/p' err.txt)
 		check '[ -n "$early" ] && [ "$early" -gt 0 ]' "$mode: no stack named early ($p processes)"
 		# their processes went then (those of the last 10 s stay for the report)
-		released "$p" "once their samples were named ($mode)"
+		if [ $mode = tables ]; then
+			released "$p" "once their samples were named ($mode)"
+		else
+			# every exited process stays until a trim names its counts
+			# (none is known unsampled before): those since the last one
+			named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
+			kept=$(sed -n 's/^stackscope: processes: [0-9]* kept, \([0-9]*\) of them exited.*/\1/p' err.txt)
+			check '[ -n "$named" ] && [ "$named" -ge $((p / 2)) ]' \
+				"kernel: ${named:-no} of $p processes dropped once their samples were named"
+			check '[ -n "$kept" ] && [ $((4 * kept)) -lt "$named" ]' \
+				"kernel: ${kept:-no} exited processes kept at the end, $named dropped"
+		fi
 		# every sample once: the report adds up to the closing line's count
 		samples=$(sed -n 's/^stackscope profile: \([0-9]*\) samples,.*/\1/p' err.txt)
 		total=$(total out-$mode.folded)
@@ -115,6 +126,10 @@ test_bounds_churn_one_report() {
 		# named as they ran: the copies' spin under main, whatever their pid
 		check '[ "$(samples out-$mode.folded "^c[0-9];.*main;victim_outer;victim_spin")" -gt 0 ]' \
 			"$mode: no c*;...;main;victim_outer;victim_spin stack"
+		# a stack freed from the store while a count still named it would
+		# be a [lost user stack] that no counter counted
+		check '[ "$(samples out-$mode.folded "\\[lost user stack\\]")" -le "$(lost_stacks err.txt)" ]' \
+			"$mode: $(samples out-$mode.folded "\\[lost user stack\\]") samples under [lost user stack], $(lost_stacks err.txt) lost stacks counted"
 		# ... one chain from _start, never cut, the same in both modes
 		grep '^c[0-9];.*;victim_spin[; ]' out-$mode.folded |
 			sed 's/^c[0-9]*;//; s/;victim_spin[; ].*/;victim_spin/' | sort -u >chains-$mode
@@ -122,6 +137,8 @@ test_bounds_churn_one_report() {
 	kstacks=$(sed -n 's/^stackscope: samples of exited processes named at trims: [0-9]* counted in the kernel (\([0-9]*\) with a user stack.*/\1/p' err.txt)
 	check '[ -n "$kstacks" ] && [ "$kstacks" -gt 0 ]' \
 		"kernel: no sample of an exited process unwound in the kernel named at a trim"
+	freed=$(sed -n 's/^stackscope: stack store: .*, \([0-9]*\) user stacks of exited processes freed.*/\1/p' err.txt)
+	check '[ -n "$freed" ] && [ "$freed" -gt 0 ]' "kernel: no user stack of an exited process freed from the store"
 	check '[ "$(wc -l <chains-tables)" = 1 ] && cmp -s chains-tables chains-kernel' \
 		"the spin's chains differ: tables $(cat chains-tables) / kernel $(cat chains-kernel)"
 }

@@ -19,6 +19,7 @@
 #include "profile.skel.h"
 #include "bpf/profile.h"
 #include "trace/attach.h"
+#include "trace/features.h"
 #include "trace/perf.h"
 
 #define DEFAULT_HZ 99
@@ -53,13 +54,13 @@ static const char usage_text[] =
 "                   in .pb.gz or .pprof, else folded\n"
 "  --format FMT     svg, folded or pprof, whatever the file name\n"
 "  --offsets        kernel frames as func+0xOFF\n"
-"  --unwind MODE    user stacks: kernel (the binaries' unwind tables loaded into\n"
-"                   the kernel and walked there, frame pointers where no table\n"
-"                   covers a pc; a copy of the stack unwound here until a\n"
-"                   process's tables are loaded), auto (default: the unwind\n"
-"                   tables, here, from a copy of the stack; frame pointers\n"
-"                   where a binary has none), fp (frame pointers, walked in the\n"
-"                   kernel), tables (unwind tables only, here)\n"
+"  --unwind MODE    user stacks: auto (default) is kernel: the binaries' unwind\n"
+"                   tables loaded into the kernel and walked there, frame\n"
+"                   pointers where no table covers a pc (a copy of the stack\n"
+"                   unwound here until a process's tables are loaded; copies\n"
+"                   only where the kernel has no bpf_loop); tables (unwind\n"
+"                   tables only, here, from a copy of the stack), fp (frame\n"
+"                   pointers, walked in the kernel)\n"
 "  --unwind-rows N  --unwind kernel's table capacity in rows of 16 bytes\n"
 "                   (default 262144); a binary that does not fit is unwound\n"
 "                   from copies of the stack\n"
@@ -309,7 +310,19 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 		}
 	}
 	c = finish_window_opts(r);
-	return c ? c : stackcmd_finish(&r->o, argc - optind, argv + optind);
+	if (c)
+		return c;
+	/* the in-kernel walk measured cheapest for samples too (bench/
+	 * profile_modes.sh), where the kernel has the bpf_loop() it is built
+	 * on; else copies unwound here */
+	if (r->o.unwind == UNWIND_AUTO && !r->o.kernel_only) {
+		if (feature_probe(FEATURE_BPF_LOOP) == -EOPNOTSUPP)
+			debug("--unwind auto: no bpf_loop() in this kernel: stacks copied and "
+			      "unwound here");
+		else
+			r->o.unwind = UNWIND_KERNEL;
+	}
+	return stackcmd_finish(&r->o, argc - optind, argv + optind);
 }
 
 /* What a record of size bytes takes in a BPF ring buffer: its 8-byte

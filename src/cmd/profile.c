@@ -54,13 +54,15 @@ static const char usage_text[] =
 "                   in .pb.gz or .pprof, else folded\n"
 "  --format FMT     svg, folded or pprof, whatever the file name\n"
 "  --offsets        kernel frames as func+0xOFF\n"
-"  --unwind MODE    user stacks: auto (default) is kernel: the binaries' unwind\n"
-"                   tables loaded into the kernel and walked there, frame\n"
-"                   pointers where no table covers a pc (a copy of the stack\n"
-"                   unwound here until a process's tables are loaded; copies\n"
-"                   only where the kernel has no bpf_loop); tables (unwind\n"
-"                   tables only, here, from a copy of the stack), fp (frame\n"
-"                   pointers, walked in the kernel)\n"
+"  --unwind MODE    user stacks: auto (default) is kernel for CMD or -p: the\n"
+"                   binaries' unwind tables loaded into the kernel and walked\n"
+"                   there, frame pointers where no table covers a pc (a copy\n"
+"                   of the stack unwound here until a process's tables are\n"
+"                   loaded); system-wide, or where the kernel has no bpf_loop,\n"
+"                   copies: the unwind tables, here, from a copy of the stack,\n"
+"                   frame pointers where a binary has none; tables (unwind\n"
+"                   tables only, here), fp (frame pointers, walked in the\n"
+"                   kernel)\n"
 "  --unwind-rows N  --unwind kernel's table capacity in rows of 16 bytes\n"
 "                   (default 262144); a binary that does not fit is unwound\n"
 "                   from copies of the stack\n"
@@ -310,19 +312,23 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 		}
 	}
 	c = finish_window_opts(r);
-	if (c)
+	if (!c)
+		c = stackcmd_finish(&r->o, argc - optind, argv + optind);
+	if (c || r->o.unwind != UNWIND_AUTO || r->o.kernel_only)
 		return c;
-	/* the in-kernel walk measured cheapest for samples too (bench/
-	 * profile_modes.sh), where the kernel has the bpf_loop() it is built
-	 * on; else copies unwound here */
-	if (r->o.unwind == UNWIND_AUTO && !r->o.kernel_only) {
-		if (feature_probe(FEATURE_BPF_LOOP) == -EOPNOTSUPP)
-			debug("--unwind auto: no bpf_loop() in this kernel: stacks copied and "
-			      "unwound here");
-		else
-			r->o.unwind = UNWIND_KERNEL;
-	}
-	return stackcmd_finish(&r->o, argc - optind, argv + optind);
+	/* The in-kernel walk measured cheaper for a command or chosen
+	 * processes (bench/profile_modes.sh: the workload's time, bytes per
+	 * sample, the tool's CPU at par); system-wide it loads every process
+	 * and table and the rows run out on a machine of big binaries, its
+	 * stacks copied all the same (bench/agent.sh: 1.36x the tool's CPU),
+	 * so copies there.  It needs the kernel's bpf_loop(). */
+	if (!r->o.s.cmd && !r->o.s.npids)
+		debug("--unwind auto: system-wide, stacks copied and unwound here");
+	else if (feature_probe(FEATURE_BPF_LOOP) == -EOPNOTSUPP)
+		debug("--unwind auto: no bpf_loop() in this kernel: stacks copied and unwound here");
+	else
+		r->o.unwind = UNWIND_KERNEL;
+	return 0;
 }
 
 /* What a record of size bytes takes in a BPF ring buffer: its 8-byte
@@ -605,23 +611,25 @@ static void free_ustacks(struct profile_run *r, __u64 *h, size_t n)
 	struct profile_key key, cur;
 	struct stack_trace *copy;
 	size_t m = 0, back = 0;
+	bool *kept = calloc(n, sizeof(*kept));
 	__u32 one = 1;
 
+	if (!kept)
+		return;
 	/* those a count still references stay */
 	for (void *prev = NULL; bpf_map_get_next_key(cfd, prev, &key) == 0; prev = &cur) {
-		__u64 *hit = n ? bsearch(&key.ustack, h, n, sizeof(*h), cmp_u64) : NULL;
+		__u64 *hit = bsearch(&key.ustack, h, n, sizeof(*h), cmp_u64);
 
 		cur = key;
 		if (hit)
-			*hit = STACK_NONE;	/* sorts first, never a stack */
+			kept[hit - h] = true;
 	}
-	qsort(h, n, sizeof(*h), cmp_u64);
-	while (n && h[0] == STACK_NONE) {
-		h++;
-		n--;
-	}
-	if (n > FREE_BATCH)
-		n = FREE_BATCH;	/* the rest stays in the store */
+	for (size_t i = 0; i < n; i++)
+		if (!kept[i])
+			h[m++] = h[i];
+	free(kept);
+	n = m < FREE_BATCH ? m : FREE_BATCH;	/* the rest stays in the store */
+	m = 0;
 	copy = malloc(n * sizeof(*copy));
 	if (!copy)
 		return;
@@ -661,7 +669,8 @@ static void free_ustacks(struct profile_run *r, __u64 *h, size_t n)
  * read and two whole drains passed (stackpipe_exited()): its samples were
  * all counted by then, and its copies (the in-kernel unwinder's
  * fallbacks) all read and aggregated here; those are taken out too.
- * Stacks stay in the store: a handle may be shared.  Returns the counts
+ * Their user stacks then leave the store (free_ustacks()); their kernel
+ * stacks, shared by every process, stay.  Returns the counts and copies
  * named, or -errno. */
 static int name_exited(void *ctx, struct stackpipe *sp)
 {

@@ -247,3 +247,16 @@ test_flamegraph_command_renders_folded() {
 	"$SS" flamegraph -o g2.svg bad.folded 2>err.txt && fail "accepted a malformed line"
 	grep -q 'bad.folded:2' err.txt || fail "error does not name the line: $(cat err.txt)"
 }
+
+# --unwind auto, the default: a command's user stacks are unwound in the
+# kernel (the summary counts them), a system-wide run's are copied and
+# unwound here (no such count: the in-kernel unwinder is not loaded)
+test_unwind_auto_kernel_for_a_command_copies_system_wide() {
+	timeout 60 "$SS" profile -F 999 -o out.folded -- "$WL/fp_chain" 1 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	grep -Eq '^stackscope profile: .*, [0-9]+ stacks unwound in the kernel, [0-9]+ from snapshots,' err.txt ||
+		fail "a command's stacks not unwound in the kernel: $(tail -1 err.txt)"
+	timeout 60 "$SS" profile -F 99 -d 1 -o all.folded 2>err.txt || fail "profile exited $?: $(cat err.txt)"
+	grep -q '^stackscope profile: [0-9]* samples, ' err.txt && ! grep -q 'unwound in the kernel' err.txt ||
+		fail "system-wide: $(tail -1 err.txt)"
+}

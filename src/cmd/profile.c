@@ -590,6 +590,16 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A count taken out of the map and not named, put back for the end;
+ * where the kernel made the key again meanwhile (adding to it here would
+ * race the kernel's own adds), said lost. */
+static void put_back(int cfd, const struct profile_key *key, __u64 count)
+{
+	if (bpf_map_update_elem(cfd, key, &count, BPF_NOEXIST))
+		msg("a count of %llu samples of pid %u not named and not put back (%s): lost",
+		    (unsigned long long)count, key->pid, strerror(errno));
+}
+
 /* Stacks freed at a trim at most at once (their copies held meanwhile:
  * 1 KiB each). */
 #define FREE_BATCH 4096
@@ -706,6 +716,11 @@ static int name_exited(void *ctx, struct stackpipe *sp)
 		if (bpf_map_lookup_and_delete_elem(cfd, &keys[i], &count))
 			continue;
 		err = add_count(sp, sfd, &keys[i], count);
+		if (err) {
+			/* not named: back into the map, for the end */
+			put_back(cfd, &keys[i], count);
+			break;
+		}
 		r->early_counts += count;
 		if (ustack & STACK_HASH_BIT) {
 			r->early_kstacks += count;

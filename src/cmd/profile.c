@@ -19,6 +19,7 @@
 #include "profile.skel.h"
 #include "bpf/profile.h"
 #include "trace/attach.h"
+#include "trace/features.h"
 #include "trace/perf.h"
 
 #define DEFAULT_HZ 99
@@ -53,13 +54,15 @@ static const char usage_text[] =
 "                   in .pb.gz or .pprof, else folded\n"
 "  --format FMT     svg, folded or pprof, whatever the file name\n"
 "  --offsets        kernel frames as func+0xOFF\n"
-"  --unwind MODE    user stacks: kernel (the binaries' unwind tables loaded into\n"
-"                   the kernel and walked there, frame pointers where no table\n"
-"                   covers a pc; a copy of the stack unwound here until a\n"
-"                   process's tables are loaded), auto (default: the unwind\n"
-"                   tables, here, from a copy of the stack; frame pointers\n"
-"                   where a binary has none), fp (frame pointers, walked in the\n"
-"                   kernel), tables (unwind tables only, here)\n"
+"  --unwind MODE    user stacks: auto (default) is kernel for CMD or -p: the\n"
+"                   binaries' unwind tables loaded into the kernel and walked\n"
+"                   there, frame pointers where no table covers a pc (a copy\n"
+"                   of the stack unwound here until a process's tables are\n"
+"                   loaded); system-wide, or where the kernel has no bpf_loop,\n"
+"                   copies: the unwind tables, here, from a copy of the stack,\n"
+"                   frame pointers where a binary has none; tables (unwind\n"
+"                   tables only, here), fp (frame pointers, walked in the\n"
+"                   kernel)\n"
 "  --unwind-rows N  --unwind kernel's table capacity in rows of 16 bytes\n"
 "                   (default 262144); a binary that does not fit is unwound\n"
 "                   from copies of the stack\n"
@@ -98,6 +101,11 @@ struct profile_run {
 	unsigned int slot;
 	uint64_t window_samples;	/* samples read from the windows so far */
 	uint64_t snap_bytes;	/* read from the `snapshots` ring, its headers included */
+	/* named at trims, of exited processes: counts (those with a user
+	 * stack from the kernel's store), aggregated copies */
+	uint64_t early_counts, early_kstacks, early_copies;
+	uint64_t freed_ustacks;	/* their user stacks taken out of the store */
+	uint64_t ustacks_back;	/* ... and put back (a live process's too) */
 };
 
 /* "10s", "1m", "500ms", "2h", or seconds; 0 or -EINVAL. */
@@ -304,7 +312,23 @@ static int parse_args(struct profile_run *r, int argc, char **argv)
 		}
 	}
 	c = finish_window_opts(r);
-	return c ? c : stackcmd_finish(&r->o, argc - optind, argv + optind);
+	if (!c)
+		c = stackcmd_finish(&r->o, argc - optind, argv + optind);
+	if (c || r->o.unwind != UNWIND_AUTO || r->o.kernel_only)
+		return c;
+	/* The in-kernel walk measured cheaper for a command or chosen
+	 * processes (bench/profile_modes.sh: the workload's time, bytes per
+	 * sample, the tool's CPU at par); system-wide it loads every process
+	 * and table and the rows run out on a machine of big binaries, its
+	 * stacks copied all the same (bench/agent.sh: 1.36x the tool's CPU),
+	 * so copies there.  It needs the kernel's bpf_loop(). */
+	if (!r->o.s.cmd && !r->o.s.npids)
+		debug("--unwind auto: system-wide, stacks copied and unwound here");
+	else if (feature_probe(FEATURE_BPF_LOOP) == -EOPNOTSUPP)
+		debug("--unwind auto: no bpf_loop() in this kernel: stacks copied and unwound here");
+	else
+		r->o.unwind = UNWIND_KERNEL;
+	return 0;
 }
 
 /* What a record of size bytes takes in a BPF ring buffer: its 8-byte
@@ -368,6 +392,8 @@ static void small_template(struct bpf_map *outer, const struct bpf_map *like, in
 		*fd = -1;
 	}
 }
+
+static int name_exited(void *ctx, struct stackpipe *sp);
 
 /* Load, fill the filter, then fork/exec tracking before sampling, so no
  * generation is missed. */
@@ -438,14 +464,19 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	if (!err && snapshots_on(r)) {
 		err = stackpipe_add_snapshots(sp, bpf_map__fd(skel->maps.snapshots),
 					      decode_snapshot, r);
-		/* in-kernel stacks are named after the run (or the window):
-		 * keep every process's mappings until then */
+		/* copies only: every user stack is unwound as it arrives */
 		if (!stackcmd_kunwind(&r->o)) {
 			stackpipe_forget_unsampled(sp);
 			if (r->o.every <= 0)
 				stackpipe_resolve_early(sp, bpf_map__fd(skel->maps.stacks));
 		}
 	}
+	/* in-kernel user stacks are named after the run (or the window): at
+	 * each trim those of exited processes, so that these can go (windows
+	 * drop them once their window is written) */
+	if (!err && !r->o.kernel_only && r->o.every <= 0 &&
+	    (stackcmd_kunwind(&r->o) || !snapshots_on(r)))
+		stackpipe_name_exited(sp, name_exited, r);
 	if (!err)
 		err = attach_program(s, skel->progs.on_fork);
 	if (!err)
@@ -488,6 +519,39 @@ static int stacks_fd(struct profile_run *r, unsigned int slot)
 	return bpf_map__fd(slot ? r->skel->maps.stacks_b : r->skel->maps.stacks);
 }
 
+/* One key of a slot's counts, its stacks read from the slot's store sfd. */
+static int add_count(struct stackpipe *sp, int sfd, const struct profile_key *key, __u64 count)
+{
+	struct stack_sample smp = {
+		.pid = key->pid,
+		.gen = key->gen,
+		.tid = key->tid,
+		.value = count,
+	};
+
+	memcpy(smp.comm, key->comm, sizeof(key->comm));
+	smp.comm[sizeof(key->comm)] = 0;
+	smp.nk = stackpipe_read_stack(sfd, key->kstack, smp.kips);
+	/* the kernel's walk stops at its depth limit; the in-kernel
+	 * unwinder also says where it could not go on */
+	smp.nu = stackpipe_read_ustack(sfd, key->ustack, smp.uips, &smp.utrunc);
+	return stackpipe_add(sp, &smp);
+}
+
+/* One aggregated snapshot unwound here, its kernel stack from sfd. */
+static int add_unwound(struct stackpipe *sp, int sfd, const struct stackagg_entry *e)
+{
+	struct stack_sample smp = {
+		.pid = e->pid, .gen = e->gen, .tid = e->tid, .value = e->value,
+		.nu = e->n, .utrunc = e->truncated,
+	};
+
+	memcpy(smp.comm, e->comm, sizeof(smp.comm));
+	memcpy(smp.uips, e->ips, e->n * sizeof(*e->ips));
+	smp.nk = stackpipe_read_stack(sfd, e->kstack, smp.kips);
+	return stackpipe_add(sp, &smp);
+}
+
 /* Reads what slot holds into the pipeline: the kernel's counts and the
  * snapshots unwound here, their stacks from the slot's store.  Nothing
  * writes the slot meanwhile (sampling detached, or the slot switched).
@@ -497,7 +561,6 @@ static int64_t read_slot(struct profile_run *r, struct stackpipe *sp, unsigned i
 	int cfd = counts_fd(r, slot), sfd = stacks_fd(r, slot);
 	const struct stackagg *unwound = stackpipe_unwound_slot(sp, slot);
 	struct profile_key key, next, *prev = NULL;
-	struct stack_sample smp;
 	int64_t total = 0;
 	__u64 count;
 	int err;
@@ -508,38 +571,188 @@ static int64_t read_slot(struct profile_run *r, struct stackpipe *sp, unsigned i
 		if (bpf_map_lookup_elem(cfd, &key, &count))
 			continue;
 		total += count;
-		smp = (struct stack_sample){
-			.pid = key.pid,
-			.gen = key.gen,
-			.tid = key.tid,
-			.value = count,
-		};
-		memcpy(smp.comm, key.comm, sizeof(key.comm));
-		smp.comm[sizeof(key.comm)] = 0;
-		smp.nk = stackpipe_read_stack(sfd, key.kstack, smp.kips);
-		/* the kernel's walk stops at its depth limit; the in-kernel
-		 * unwinder also says where it could not go on */
-		smp.nu = stackpipe_read_ustack(sfd, key.ustack, smp.uips, &smp.utrunc);
-		err = stackpipe_add(sp, &smp);
+		err = add_count(sp, sfd, &key, count);
 		if (err)
 			return err;
 	}
 	for (size_t i = 0; unwound && i < stackagg_count(unwound); i++) {
 		const struct stackagg_entry *e = stackagg_get(unwound, i);
 
-		smp = (struct stack_sample){
-			.pid = e->pid, .gen = e->gen, .tid = e->tid, .value = e->value,
-			.nu = e->n, .utrunc = e->truncated,
-		};
-		memcpy(smp.comm, e->comm, sizeof(smp.comm));
-		memcpy(smp.uips, e->ips, e->n * sizeof(*e->ips));
-		smp.nk = stackpipe_read_stack(sfd, e->kstack, smp.kips);
 		total += e->value;
-		err = stackpipe_add(sp, &smp);
+		err = add_unwound(sp, sfd, e);
 		if (err)
 			return err;
 	}
 	return total;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A count taken out of the map and not named, put back for the end;
+ * where the kernel made the key again meanwhile (adding to it here would
+ * race the kernel's own adds), said lost. */
+static void put_back(int cfd, const struct profile_key *key, __u64 count)
+{
+	if (bpf_map_update_elem(cfd, key, &count, BPF_NOEXIST))
+		msg("a count of %llu samples of pid %u not named and not put back (%s): lost",
+		    (unsigned long long)count, key->pid, strerror(errno));
+}
+
+/* Stacks freed at a trim at most at once (their copies held meanwhile:
+ * 1 KiB each). */
+#define FREE_BATCH 4096
+
+/* The user stacks of exited processes' counts, taken out of the store
+ * (one-shot runs: it fills with every process's stacks otherwise, each
+ * process's own under address-space randomization): those of h (sorted,
+ * unique) that no count left references.  A live process may share one
+ * (forked without exec: the same addresses) and take its handle while it
+ * goes (the store said EEXIST, its count not made yet): after the
+ * deletions an update of count_slots (its unused slot 1, unchanged)
+ * returns once every program running then has finished (the kernel waits
+ * for an RCU grace period), and a count made since that names a freed
+ * stack gets it back, from the copy read before the deletion. */
+static void free_ustacks(struct profile_run *r, __u64 *h, size_t n)
+{
+	int cfd = counts_fd(r, 0), sfd = stacks_fd(r, 0), slots = bpf_map__fd(r->skel->maps.count_slots);
+	int bfd = counts_fd(r, 1);
+	struct profile_key key, cur;
+	struct stack_trace *copy;
+	size_t m = 0, back = 0;
+	bool *kept = calloc(n, sizeof(*kept));
+	__u32 one = 1;
+
+	if (!kept)
+		return;
+	/* those a count still references stay */
+	for (void *prev = NULL; bpf_map_get_next_key(cfd, prev, &key) == 0; prev = &cur) {
+		__u64 *hit = bsearch(&key.ustack, h, n, sizeof(*h), cmp_u64);
+
+		cur = key;
+		if (hit)
+			kept[hit - h] = true;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!kept[i])
+			h[m++] = h[i];
+	free(kept);
+	n = m < FREE_BATCH ? m : FREE_BATCH;	/* the rest stays in the store */
+	m = 0;
+	copy = malloc(n * sizeof(*copy));
+	if (!copy)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (bpf_map_lookup_and_delete_elem(sfd, &h[i], &copy[m]))
+			continue;
+		h[m++] = h[i];
+	}
+	if (!m || bpf_map_update_elem(slots, &one, &bfd, BPF_ANY)) {
+		/* no grace period to wait for: every stack put back */
+		for (size_t i = 0; i < m; i++)
+			bpf_map_update_elem(sfd, &h[i], &copy[i], BPF_NOEXIST);
+		free(copy);
+		return;
+	}
+	for (void *prev = NULL; bpf_map_get_next_key(cfd, prev, &key) == 0; prev = &cur) {
+		__u64 *hit = bsearch(&key.ustack, h, m, sizeof(*h), cmp_u64);
+
+		cur = key;
+		if (hit && !bpf_map_update_elem(sfd, hit, &copy[hit - h], BPF_NOEXIST))
+			back++;
+	}
+	r->freed_ustacks += m - back;
+	r->ustacks_back += back;
+	free(copy);
+}
+
+/* One report, user stacks unwound in the kernel (or walked there by frame
+ * pointers): the samples of the processes that exited, named at a trim so
+ * that their processes can go and the run keeps the live ones.  Their
+ * counts are taken out of `counts` (keys gathered first: a deleted key
+ * would restart the walk), each by lookup-and-delete, so a sample counts
+ * once whatever comes after: one still counted under the key later (the
+ * process's last thread on its way out of do_exit, past its exit record:
+ * no user stack, PF_EXITING) makes a new entry, named at the end, by
+ * comm and kernel frames.  A process is exited once its exit record was
+ * read and two whole drains passed (stackpipe_exited()): its samples were
+ * all counted by then, and its copies (the in-kernel unwinder's
+ * fallbacks) all read and aggregated here; those are taken out too.
+ * Their user stacks then leave the store (free_ustacks()); their kernel
+ * stacks, shared by every process, stay.  Returns the counts and copies
+ * named, or -errno. */
+static int name_exited(void *ctx, struct stackpipe *sp)
+{
+	struct profile_run *r = ctx;
+	int cfd = counts_fd(r, 0), sfd = stacks_fd(r, 0), named = 0, err = 0;
+	struct profile_key key, cur, *keys = NULL;
+	size_t n = 0, cap = 0, nh = 0;
+	struct stackagg *taken;
+	__u64 *handles;
+
+	for (void *prev = NULL; bpf_map_get_next_key(cfd, prev, &key) == 0; prev = &cur) {
+		cur = key;
+		if (!stackpipe_exited(sp, key.pid))
+			continue;
+		if (n == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			struct profile_key *k = realloc(keys, c * sizeof(*k));
+
+			if (!k) {
+				err = -ENOMEM;
+				break;
+			}
+			keys = k;
+			cap = c;
+		}
+		keys[n++] = key;
+	}
+	/* the keys' user stacks, once each, taken out of the store after */
+	handles = n ? malloc(n * sizeof(*handles)) : NULL;
+	for (size_t i = 0; i < n && !err; i++) {
+		__u64 count, ustack = keys[i].ustack;
+
+		if (bpf_map_lookup_and_delete_elem(cfd, &keys[i], &count))
+			continue;
+		err = add_count(sp, sfd, &keys[i], count);
+		if (err) {
+			/* not named: back into the map, for the end */
+			put_back(cfd, &keys[i], count);
+			break;
+		}
+		r->early_counts += count;
+		if (ustack & STACK_HASH_BIT) {
+			r->early_kstacks += count;
+			if (handles)
+				handles[nh++] = ustack;
+		}
+		named++;
+	}
+	if (!err && nh) {
+		qsort(handles, nh, sizeof(*handles), cmp_u64);
+		n = 0;
+		for (size_t i = 0; i < nh; i++)
+			if (!i || handles[i] != handles[i - 1])
+				handles[n++] = handles[i];
+		free_ustacks(r, handles, n);
+	}
+	free(handles);
+	free(keys);
+	if (err || !snapshots_on(r))
+		return err ? err : named;
+	taken = stackpipe_take_exited(sp);
+	if (!taken)
+		return -errno;
+	for (size_t i = 0; i < stackagg_count(taken) && !err; i++, named++) {
+		err = add_unwound(sp, sfd, stackagg_get(taken, i));
+		r->early_copies += stackagg_get(taken, i)->value;
+	}
+	stackagg_free(taken);
+	return err ? err : named;
 }
 
 /* Every key of a hash map deleted: the slot is ready for the window
@@ -633,6 +846,22 @@ static int close_window(void *ctx, struct session *s, struct stackpipe *sp)
 	return err;
 }
 
+/* Entries of a hash map (its keys walked), and its capacity. */
+static uint32_t map_entries(int fd, uint32_t *max)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), n = 0;
+	__u64 key, next, *prev = NULL;
+
+	*max = bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+	while (n <= *max && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	return n;
+}
+
 /* The closing line of the run. */
 static int count(void *ctx, struct session *s, struct stackpipe *sp)
 {
@@ -647,6 +876,19 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 	      (unsigned long long)stat_sum(r, PSTAT_DROPPED),
 	      (unsigned long long)recursion_misses(r));
 	ring_bytes_line(stat_sum(r, PSTAT_SAMPLES), r->snap_bytes, stackpipe_kunwind_bytes(sp));
+	if (verbose && r->o.every <= 0) {
+		uint32_t max, held = map_entries(stacks_fd(r, 0), &max);
+
+		debug("stack store: %u stacks held at the end (of %u), %llu user stacks of exited "
+		      "processes freed (%llu more put back: a live process took them meanwhile)",
+		      held, max, (unsigned long long)r->freed_ustacks,
+		      (unsigned long long)r->ustacks_back);
+	}
+	if (r->o.every <= 0 && !r->o.kernel_only)
+		debug("samples of exited processes named at trims: %llu counted in the kernel "
+		      "(%llu with a user stack from its store), %llu unwound from copies",
+		      (unsigned long long)r->early_counts, (unsigned long long)r->early_kstacks,
+		      (unsigned long long)r->early_copies);
 	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 	stackpipe_count(sp, s, "samples", stat_sum(r, PSTAT_SAMPLES),
 			stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),

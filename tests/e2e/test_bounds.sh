@@ -90,27 +90,57 @@ test_bounds_churn_windows() {
 
 # One report at the end: the stacks of processes that exited are named
 # at a trim (every 10 s) and their processes dropped; every sample is in
-# the report once, with the names it had.
+# the report once, with the names it had.  Both ways of unwinding: copies
+# unwound here (tables), and the in-kernel unwinder (kernel), whose
+# counts of exited processes are taken out of the kernel's map at the
+# trim; both name the copies' spin with the same chain.
 test_bounds_churn_one_report() {
-	local i p total samples early named
+	local i p total samples early named kept mode kstacks freed
 	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
-	churn_until_two_trims 10 2000
-	"$SS" profile -F 499 -v -o out.folded -- bash churn.sh 2>err.txt ||
-		fail "profile failed: $(tail -3 err.txt)"
-	p=$(cat started)
-	grep -E "^stackscope: (bounds|processes|caches)" err.txt | tail -4
-	early=$(sed -n 's/.*, \([0-9]*\) stacks named early).*/\1/p' err.txt)
-	check '[ -n "$early" ] && [ "$early" -gt 0 ]' "no stack named early ($p processes)"
-	# their processes went then (those of the last 10 s stay for the report)
-	named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
-	check '[ -n "$named" ] && [ "$named" -gt 0 ]' "no process dropped once its stacks were named"
-	# every sample once: the report adds up to the closing line's count
-	samples=$(sed -n 's/^stackscope profile: \([0-9]*\) samples,.*/\1/p' err.txt)
-	total=$(total out.folded)
-	check '[ "$total" = "$samples" ]' "the report holds $total samples of $samples"
-	# named as they ran: the copies' spin under main, whatever their pid
-	check '[ "$(samples out.folded "^c[0-9];.*main;victim_outer;victim_spin")" -gt 0 ]' \
-		"no c*;...;main;victim_outer;victim_spin stack"
+	# 60 ms of spin: long enough for the in-kernel unwinder to load some
+	churn_until_two_trims 60 600
+	for mode in tables kernel; do
+		"$SS" profile --unwind $mode -F 499 -v -o out-$mode.folded -- bash churn.sh 2>err.txt ||
+			fail "$mode: profile failed: $(tail -3 err.txt)"
+		p=$(cat started)
+		grep -E "^stackscope: (bounds|processes|caches|samples of exited)" err.txt | tail -5
+		early=$(sed -n 's/.*, \([0-9]*\) stacks named early).*/\1/p' err.txt)
+		check '[ -n "$early" ] && [ "$early" -gt 0 ]' "$mode: no stack named early ($p processes)"
+		# their processes went then (those of the last 10 s stay for the report)
+		if [ $mode = tables ]; then
+			released "$p" "once their samples were named ($mode)"
+		else
+			# every exited process stays until a trim names its counts
+			# (none is known unsampled before): those since the last one
+			named=$(sed -n 's/.* (\([0-9]*\) once their samples were named.*/\1/p' err.txt)
+			kept=$(sed -n 's/^stackscope: processes: [0-9]* kept, \([0-9]*\) of them exited.*/\1/p' err.txt)
+			check '[ -n "$named" ] && [ "$named" -ge $((p / 2)) ]' \
+				"kernel: ${named:-no} of $p processes dropped once their samples were named"
+			check '[ -n "$kept" ] && [ $((4 * kept)) -lt "$named" ]' \
+				"kernel: ${kept:-no} exited processes kept at the end, $named dropped"
+		fi
+		# every sample once: the report adds up to the closing line's count
+		samples=$(sed -n 's/^stackscope profile: \([0-9]*\) samples,.*/\1/p' err.txt)
+		total=$(total out-$mode.folded)
+		check '[ "$total" = "$samples" ]' "$mode: the report holds $total samples of $samples"
+		# named as they ran: the copies' spin under main, whatever their pid
+		check '[ "$(samples out-$mode.folded "^c[0-9];.*main;victim_outer;victim_spin")" -gt 0 ]' \
+			"$mode: no c*;...;main;victim_outer;victim_spin stack"
+		# a stack freed from the store while a count still named it would
+		# be a [lost user stack] that no counter counted
+		check '[ "$(samples out-$mode.folded "\\[lost user stack\\]")" -le "$(lost_stacks err.txt)" ]' \
+			"$mode: $(samples out-$mode.folded "\\[lost user stack\\]") samples under [lost user stack], $(lost_stacks err.txt) lost stacks counted"
+		# ... one chain from _start, never cut, the same in both modes
+		grep '^c[0-9];.*;victim_spin[; ]' out-$mode.folded |
+			sed 's/^c[0-9]*;//; s/;victim_spin[; ].*/;victim_spin/' | sort -u >chains-$mode
+	done
+	kstacks=$(sed -n 's/^stackscope: samples of exited processes named at trims: [0-9]* counted in the kernel (\([0-9]*\) with a user stack.*/\1/p' err.txt)
+	check '[ -n "$kstacks" ] && [ "$kstacks" -gt 0 ]' \
+		"kernel: no sample of an exited process unwound in the kernel named at a trim"
+	freed=$(sed -n 's/^stackscope: stack store: .*, \([0-9]*\) user stacks of exited processes freed.*/\1/p' err.txt)
+	check '[ -n "$freed" ] && [ "$freed" -gt 0 ]' "kernel: no user stack of an exited process freed from the store"
+	check '[ "$(wc -l <chains-tables)" = 1 ] && cmp -s chains-tables chains-kernel' \
+		"the spin's chains differ: tables $(cat chains-tables) / kernel $(cat chains-kernel)"
 }
 
 # offcpu, one report at the end: the waits of processes that exited

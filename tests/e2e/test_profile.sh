@@ -30,7 +30,8 @@ test_fp_chain_full_stacks() {
 		fail "$((all - full)) of $all leaf samples lack main;parent;child;leaf: $(grep -Ev 'main;parent;child;leaf(;| )' leaf.folded | head -2)"
 	# a sample during a page fault that grows the stack cannot copy it:
 	# its user stack is lost, and said so in the output and the summary
-	grep -q '^stackscope profile: [0-9]* samples, [0-9]* stacks, 0 lost samples, [0-9]* lost stacks' err.txt ||
+	# (the in-kernel unwinder's counts between: unwound there, from copies)
+	grep -Eq '^stackscope profile: [0-9]+ samples, [0-9]+ stacks, ([^,]+, )*0 lost samples, [0-9]+ lost stacks' err.txt ||
 		fail "summary line: $(cat err.txt)"
 	marked=$(samples out.folded '\[lost (user|kernel) stack\]')
 	[ "$(lost_stacks err.txt)" -ge "$marked" ] || fail "$marked samples with a lost stack, summary: $(cat err.txt)"
@@ -245,4 +246,17 @@ test_flamegraph_command_renders_folded() {
 	printf 'a;b 3\nnot a stack line\n' >bad.folded
 	"$SS" flamegraph -o g2.svg bad.folded 2>err.txt && fail "accepted a malformed line"
 	grep -q 'bad.folded:2' err.txt || fail "error does not name the line: $(cat err.txt)"
+}
+
+# --unwind auto, the default: a command's user stacks are unwound in the
+# kernel (the summary counts them), a system-wide run's are copied and
+# unwound here (no such count: the in-kernel unwinder is not loaded)
+test_unwind_auto_kernel_for_a_command_copies_system_wide() {
+	timeout 60 "$SS" profile -F 999 -o out.folded -- "$WL/fp_chain" 1 2>err.txt ||
+		fail "profile exited $?: $(cat err.txt)"
+	grep -Eq '^stackscope profile: .*, [0-9]+ stacks unwound in the kernel, [0-9]+ from snapshots,' err.txt ||
+		fail "a command's stacks not unwound in the kernel: $(tail -1 err.txt)"
+	timeout 60 "$SS" profile -F 99 -d 1 -o all.folded 2>err.txt || fail "profile exited $?: $(cat err.txt)"
+	grep -q '^stackscope profile: [0-9]* samples, ' err.txt && ! grep -q 'unwound in the kernel' err.txt ||
+		fail "system-wide: $(tail -1 err.txt)"
 }

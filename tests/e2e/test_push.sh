@@ -96,8 +96,9 @@ stop_agent() {
 	wait "$SPID" || fail "profile exited $?: $(cat err.txt)"
 }
 
-# Three windows and more, snapshots unwound in user space (the default)
-# and the kernel-counted path (--unwind fp): each pushed once, with its
+# Three windows and more, snapshots unwound in user space (the default
+# system-wide), user stacks unwound in the kernel (--unwind kernel) and
+# the frame-pointer walk (--unwind fp): each pushed once, with its
 # from/until, name and labels, the samples adding up to the run's.  The
 # run ends (SIGINT) once three windows arrived; its last is pushed too.
 run_three_windows() {
@@ -114,6 +115,7 @@ run_three_windows() {
 }
 
 test_protocol_three_windows_snapshots() { run_three_windows; }
+test_protocol_three_windows_kernel() { run_three_windows --unwind kernel; }
 test_protocol_three_windows_fp() { run_three_windows --unwind fp; }
 
 # The -o pattern: one valid pprof per window, adding up to the run.

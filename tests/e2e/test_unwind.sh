@@ -252,7 +252,7 @@ test_ring_bytes_by_unwind_mode() {
 # every later stack is whole.
 test_continuous_run_defers_a_big_binarys_table() {
 	mkdir w
-	timeout 60 "$SS" profile --every 1s -v -v -F 999 -o "$T/w/cpu-%s.pb.gz" -- "$UW/chain.big" 3 \
+	timeout 60 "$SS" profile --unwind tables --every 1s -v -v -F 999 -o "$T/w/cpu-%s.pb.gz" -- "$UW/chain.big" 3 \
 		2>err.txt || fail "profile exited $?: $(grep -v '^libbpf' err.txt | tail -5)"
 	built=$(grep -c "unwind table of $UW/chain.big:" err.txt)
 	[ "$built" = 1 ] || fail "chain.big's table built $built times: $(grep 'unwind table of' err.txt)"

@@ -13,7 +13,7 @@
 #     (walked and counted in the kernel);
 #   - perf record -F 99 -a -g -o perf.data (system-wide; perf only writes
 #     raw samples, it symbolizes nothing while it records).
-#   - with BASE set: BASE/stackscope the same way as the default (another
+#   - with BASE set: BASE/stackscope the same way, in both modes (another
 #     build, e.g. the one before a change, measured in the same run).
 # Each runs WARM seconds (start-up: reading /proc, the first unwind tables),
 # then SECS seconds measured: the utime+stime the tool's process gained in
@@ -100,6 +100,11 @@ ss_run() {
 	mkdir "$tmp/w"
 	measure base "$BASE_SS" profile --every 10s -F "$HZ" -o "$tmp/w/cpu-%s.pb.gz" || return
 	tail -1 "$tmp/base.err" | sed 's/^/  BASE default: /'
+	rm -rf "$tmp/w"
+	mkdir "$tmp/w"
+	measure basefp "$BASE_SS" profile --every 10s -F "$HZ" --unwind fp -o "$tmp/w/cpu-%s.pb.gz" ||
+		return
+	tail -1 "$tmp/basefp.err" | sed 's/^/  BASE --unwind fp: /'
 }
 perf_run() {
 	measure perf "$PERF" record -q -F "$HZ" -a -g -o "$tmp/perf.data"
@@ -124,8 +129,11 @@ printf '%-52s %8s %% of one core (runs: %s)\n' "stackscope profile --every 10s (
 printf '%-52s %8s %% of one core (runs: %s)\n' "stackscope profile --every 10s --unwind fp (own CPU)" "$ssfp" "$(tr '\n' ' ' <"$tmp/ssfp")"
 if [ -n "$BASE_SS" ]; then
 	base=$(median "$tmp/base")
+	basefp=$(median "$tmp/basefp")
 	printf '%-52s %8s %% of one core (runs: %s)\n' "BASE profile --every 10s (own CPU)" "$base" "$(tr '\n' ' ' <"$tmp/base")"
-	awk -v a="$ss" -v b="$base" 'BEGIN { if (b > 0) printf "ratio to BASE: %.2f\n", a / b }'
+	printf '%-52s %8s %% of one core (runs: %s)\n' "BASE profile --every 10s --unwind fp (own CPU)" "$basefp" "$(tr '\n' ' ' <"$tmp/basefp")"
+	awk -v a="$ss" -v b="$base" -v f="$ssfp" -v g="$basefp" \
+		'BEGIN { if (b > 0 && g > 0) printf "ratio to BASE: %.2f (default), %.2f (--unwind fp)\n", a / b, f / g }'
 fi
 if [ -n "$PERF" ] && [ -s "$tmp/perf" ]; then
 	pf=$(median "$tmp/perf")

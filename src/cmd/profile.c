@@ -16,6 +16,7 @@
 #include "common.h"
 #include "cmd/cmds.h"
 #include "cmd/stackcmd.h"
+#include "stacks/kmaps.h"
 #include "profile.skel.h"
 #include "bpf/profile.h"
 #include "trace/attach.h"
@@ -519,71 +520,108 @@ static int stacks_fd(struct profile_run *r, unsigned int slot)
 	return bpf_map__fd(slot ? r->skel->maps.stacks_b : r->skel->maps.stacks);
 }
 
-/* One key of a slot's counts, its stacks read from the slot's store sfd. */
-static int add_count(struct stackpipe *sp, int sfd, const struct profile_key *key, __u64 count)
-{
-	struct stack_sample smp = {
-		.pid = key->pid,
-		.gen = key->gen,
-		.tid = key->tid,
-		.value = count,
-	};
+/* A slot being read: its stacks taken whole (ks: the slot is emptied as
+ * it is read), or looked up in its map one by one (sfd). */
+struct slot_read {
+	struct stackpipe *sp;
+	struct kstacks *ks;
+	int sfd;
+	int64_t total;
+};
 
-	memcpy(smp.comm, key->comm, sizeof(key->comm));
-	smp.comm[sizeof(key->comm)] = 0;
-	smp.nk = stackpipe_read_stack(sfd, key->kstack, smp.kips);
-	/* the kernel's walk stops at its depth limit; the in-kernel
-	 * unwinder also says where it could not go on */
-	smp.nu = stackpipe_read_ustack(sfd, key->ustack, smp.uips, &smp.utrunc);
-	return stackpipe_add(sp, &smp);
+static int read_stack(const struct slot_read *rd, __u64 handle, uint64_t *ips)
+{
+	return rd->ks ? kstacks_read(rd->ks, handle, ips) : stackpipe_read_stack(rd->sfd, handle, ips);
 }
 
-/* One aggregated snapshot unwound here, its kernel stack from sfd. */
-static int add_unwound(struct stackpipe *sp, int sfd, const struct stackagg_entry *e)
+/* One key of a slot's counts into the pipeline, its stacks from rd. */
+static int add_count(struct slot_read *rd, const struct profile_key *key, __u64 count)
+{
+	struct stack_sample smp = {
+		.pid = key->pid, .gen = key->gen, .tid = key->tid, .value = count,
+	};
+
+	rd->total += count;
+	memcpy(smp.comm, key->comm, sizeof(key->comm));
+	smp.comm[sizeof(key->comm)] = 0;
+	smp.nk = read_stack(rd, key->kstack, smp.kips);
+	/* the kernel's walk stops at its depth limit; the in-kernel
+	 * unwinder also says where it could not go on */
+	smp.nu = rd->ks ? kstacks_read_user(rd->ks, key->ustack, smp.uips, &smp.utrunc)
+			: stackpipe_read_ustack(rd->sfd, key->ustack, smp.uips, &smp.utrunc);
+	return stackpipe_add(rd->sp, &smp);
+}
+
+/* kmap_drain()'s callback: one entry of `counts`. */
+static int read_count(void *ctx, const void *k, const void *v)
+{
+	return add_count(ctx, k, *(const __u64 *)v);
+}
+
+/* One aggregated snapshot unwound here, its kernel stack from rd. */
+static int add_unwound(struct slot_read *rd, const struct stackagg_entry *e)
 {
 	struct stack_sample smp = {
 		.pid = e->pid, .gen = e->gen, .tid = e->tid, .value = e->value,
 		.nu = e->n, .utrunc = e->truncated,
 	};
 
+	rd->total += e->value;
 	memcpy(smp.comm, e->comm, sizeof(smp.comm));
 	memcpy(smp.uips, e->ips, e->n * sizeof(*e->ips));
-	smp.nk = stackpipe_read_stack(sfd, e->kstack, smp.kips);
-	return stackpipe_add(sp, &smp);
+	smp.nk = read_stack(rd, e->kstack, smp.kips);
+	return stackpipe_add(rd->sp, &smp);
 }
 
 /* Reads what slot holds into the pipeline: the kernel's counts and the
  * snapshots unwound here, their stacks from the slot's store.  Nothing
  * writes the slot meanwhile (sampling detached, or the slot switched).
- * Returns the samples read, or -errno. */
-static int64_t read_slot(struct profile_run *r, struct stackpipe *sp, unsigned int slot)
+ * Its maps are emptied as they are read, in batches (stacks/kmaps.h),
+ * *emptied set; else (a kernel without the batch operation) read key by
+ * key and left as they are.  Returns the samples read, or -errno. */
+static int64_t read_slot(struct profile_run *r, struct stackpipe *sp, unsigned int slot,
+			 bool *emptied)
 {
-	int cfd = counts_fd(r, slot), sfd = stacks_fd(r, slot);
+	int cfd = counts_fd(r, slot);
 	const struct stackagg *unwound = stackpipe_unwound_slot(sp, slot);
+	struct slot_read rd = { .sp = sp, .sfd = stacks_fd(r, slot) };
 	struct profile_key key, next, *prev = NULL;
-	int64_t total = 0;
+	int64_t n = 0;
 	__u64 count;
 	int err;
 
-	while (bpf_map_get_next_key(cfd, prev, &next) == 0) {
+	rd.ks = kstacks_take(rd.sfd);
+	if (rd.ks)
+		n = kmap_drain(cfd, sizeof(key), sizeof(count), read_count, &rd);
+	else if (errno != EOPNOTSUPP)
+		return -errno;
+	*emptied = rd.ks && n != -EOPNOTSUPP;
+	if (n < 0 && n != -EOPNOTSUPP) {
+		kstacks_free(rd.ks);
+		return n;
+	}
+	while (!*emptied && bpf_map_get_next_key(cfd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(cfd, &key, &count))
 			continue;
-		total += count;
-		err = add_count(sp, sfd, &key, count);
-		if (err)
+		err = add_count(&rd, &key, count);
+		if (err) {
+			kstacks_free(rd.ks);
 			return err;
+		}
 	}
 	for (size_t i = 0; unwound && i < stackagg_count(unwound); i++) {
 		const struct stackagg_entry *e = stackagg_get(unwound, i);
 
-		total += e->value;
-		err = add_unwound(sp, sfd, e);
-		if (err)
+		err = add_unwound(&rd, e);
+		if (err) {
+			kstacks_free(rd.ks);
 			return err;
+		}
 	}
-	return total;
+	kstacks_free(rd.ks);
+	return rd.total;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -688,7 +726,8 @@ static void free_ustacks(struct profile_run *r, __u64 *h, size_t n)
 static int name_exited(void *ctx, struct stackpipe *sp)
 {
 	struct profile_run *r = ctx;
-	int cfd = counts_fd(r, 0), sfd = stacks_fd(r, 0), named = 0, err = 0;
+	int cfd = counts_fd(r, 0), named = 0, err = 0;
+	struct slot_read rd = { .sp = sp, .sfd = stacks_fd(r, 0) };
 	struct profile_key key, cur, *keys = NULL;
 	size_t n = 0, cap = 0, nh = 0;
 	struct stackagg *taken;
@@ -718,7 +757,7 @@ static int name_exited(void *ctx, struct stackpipe *sp)
 
 		if (bpf_map_lookup_and_delete_elem(cfd, &keys[i], &count))
 			continue;
-		err = add_count(sp, sfd, &keys[i], count);
+		err = add_count(&rd, &keys[i], count);
 		if (err) {
 			/* not named: back into the map, for the end */
 			put_back(cfd, &keys[i], count);
@@ -748,7 +787,7 @@ static int name_exited(void *ctx, struct stackpipe *sp)
 	if (!taken)
 		return -errno;
 	for (size_t i = 0; i < stackagg_count(taken) && !err; i++, named++) {
-		err = add_unwound(sp, sfd, stackagg_get(taken, i));
+		err = add_unwound(&rd, stackagg_get(taken, i));
 		r->early_copies += stackagg_get(taken, i)->value;
 	}
 	stackagg_free(taken);
@@ -790,7 +829,8 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp);
 /* Counts are final: sampling was detached before this runs. */
 static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 {
-	int64_t n = read_slot(ctx, sp, 0);
+	bool emptied;
+	int64_t n = read_slot(ctx, sp, 0, &emptied);
 
 	return n < 0 ? (int)n : count(ctx, s, sp);
 }
@@ -804,8 +844,9 @@ static int close_window(void *ctx, struct session *s, struct stackpipe *sp)
 {
 	struct profile_run *r = ctx;
 	unsigned int old = r->slot, next = !old;
-	int fd = counts_fd(r, next), err;
+	int fd = counts_fd(r, next), err = 0;
 	double t0 = now_sec();
+	bool emptied;
 	int64_t n;
 
 	r->skel->bss->slot = next;
@@ -831,12 +872,13 @@ static int close_window(void *ctx, struct session *s, struct stackpipe *sp)
 			debug("window: %llu snapshots still unread (counted in a later window)",
 			      (unsigned long long)(queued - stackpipe_snapshots_read(sp, old)));
 	}
-	n = read_slot(r, sp, old);
+	n = read_slot(r, sp, old, &emptied);
 	if (n < 0)
 		return (int)n;
 	r->window_samples += n;
-	err = clear_map(counts_fd(r, old), sizeof(struct profile_key));
-	if (!err)
+	if (!emptied)
+		err = clear_map(counts_fd(r, old), sizeof(struct profile_key));
+	if (!err && !emptied)
 		err = clear_map(stacks_fd(r, old), sizeof(__u64));
 	if (!err)
 		err = stackpipe_clear_slot(sp, old);

@@ -296,6 +296,12 @@ static int window_hook(void *ctx)
 }
 
 #define LAST_PUSH_SECONDS 5.0	/* the push of what is queued at exit */
+/* Seconds between drains of an agent's run when nothing wakes it: the
+ * snapshot ring and the side-band wake it when they fill (a quarter of
+ * each), the windows close on time whatever the tick; a drain walks the
+ * process table, so ten a second cost as much as the samples of a quiet
+ * machine. */
+#define WINDOWS_TICK 1.0
 
 static int stackcmd_run_windows(struct stackcmd_opts *o, const struct stackcmd_capture *c,
 				void *ctx)
@@ -304,6 +310,8 @@ static int stackcmd_run_windows(struct stackcmd_opts *o, const struct stackcmd_c
 	struct winrun w = { .o = o, .c = c, .ctx = ctx };
 	int ret = 1, err;
 
+	if (!o->s.tick)
+		o->s.tick = WINDOWS_TICK;
 	w.s = session_new(&o->s);
 	if (!w.s || session_launch(w.s))
 		goto out;

@@ -54,6 +54,7 @@ struct stackpipe {
 	uint64_t early;		/* aggregated snapshots named early */
 	double last_trim;	/* CLOCK_MONOTONIC s */
 	uint64_t trims, released, sym_resets;
+	uint64_t sym_trim;	/* trims when the symbolizer was made */
 	/* what the last window cost (stackpipe_reset_stacks()'s debug line) */
 	uint64_t win_cpu_ns, win_tables, win_build_ns, win_dwarf_ns;
 };
@@ -62,6 +63,12 @@ struct stackpipe {
 #define TRIM_EVERY 10.0
 /* Trims a module's DWARF stays open unused (then closed, its lines freed) */
 #define SRCMAP_IDLE_TRIMS 6
+/* The symbolizer is kept across trims (a long-lived process's addresses
+ * are named once, not at every window) for this many, or until it has
+ * named this many addresses: then made anew (the addresses of exited
+ * processes go, perf maps and unnamed addresses are read again). */
+#define SYM_KEEP_TRIMS 6
+#define SYM_KEEP_ADDRS (1u << 16)
 
 static double mono_now(void)
 {
@@ -353,10 +360,26 @@ static void mark_mapped(void *ctx, const struct mapping *m)
 	symcache_mark(ctx, m->id.dev, m->id.ino);
 }
 
+/* The symbolizers, when old or big enough (SYM_KEEP_TRIMS): their names
+ * are their own, so they may outlive the binaries symcache evicts. */
+static void retire_symbolizers(struct stackpipe *sp)
+{
+	size_t addrs = (sp->sym ? symbolizer_addresses(sp->sym) : 0) +
+		       (sp->user_sym ? symbolizer_addresses(sp->user_sym) : 0);
+
+	if (!sp->sym && !sp->user_sym)
+		return;
+	if (sp->trims - sp->sym_trim < SYM_KEEP_TRIMS && addrs < SYM_KEEP_ADDRS)
+		return;
+	sp->sym_resets++;
+	retire_symbolizer(sp, &sp->sym);
+	retire_symbolizer(sp, &sp->user_sym);
+}
+
 /* A safe point: no name, module or mapping a symbolizer or proctab_find()
  * gave is held (the stacks model and the writers copy what they keep).
- * The symbolizer's caches go (names, addresses, DWARF, perf maps: they
- * follow the processes of the time between two trims); with resolved
+ * The symbolizer goes when old or big (its names, addresses, perf maps:
+ * they follow the processes of the time before); with resolved
  * (every sample read so far is in the stacks model) the exited processes
  * go; then the binaries no kept process maps, past their budget. */
 static void trim(struct stackpipe *sp, bool resolved)
@@ -373,10 +396,7 @@ static void trim(struct stackpipe *sp, bool resolved)
 		resolved = true;
 	if (sp->name_exited && !name_exited(sp))
 		resolved = true;
-	if (sp->sym || sp->user_sym)
-		sp->sym_resets++;
-	retire_symbolizer(sp, &sp->sym);
-	retire_symbolizer(sp, &sp->user_sym);
+	retire_symbolizers(sp);
 	if (resolved)
 		sp->released += proctab_release(sp->pt);
 	proctab_compact_paths(sp->pt);
@@ -537,6 +557,7 @@ static struct symbolizer *symbolizer(struct stackpipe *sp, bool kernel)
 		}
 	}
 	if (!sp->sym) {
+		sp->sym_trim = sp->trims;
 		sp->sym = symbolizer_new(sp->pt, sp->sc, sp->ks,
 					 sp->o.offsets ? SYM_KERNEL_OFFSETS : 0);
 		if (!sp->src)

@@ -149,6 +149,11 @@ const struct sym_stats *symbolizer_stats(const struct symbolizer *s)
 	return &s->stats;
 }
 
+size_t symbolizer_addresses(const struct symbolizer *s)
+{
+	return htab_count(s->ucache);
+}
+
 size_t symbolizer_binaries(const struct symbolizer *s)
 {
 	return symcache_count(s->sc) + (s->vdso != NULL);
@@ -267,9 +272,12 @@ static const char *user_name(struct symbolizer *s, uint32_t pid, uint64_t gen,
 		if (d) {
 			name = strpool_intern(s->names, d);
 			free(d);
+			return name;
 		}
 	}
-	return name;
+	/* a copy of the symbolizer's own: it outlives the binary's symbols
+	 * (symcache may evict them while the symbolizer is kept) */
+	return strpool_intern(s->names, name);
 }
 
 static bool uname_eq(const void *entry, const void *key)

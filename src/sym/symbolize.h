@@ -35,8 +35,9 @@ struct symbolizer *symbolizer_new(struct proctab *pt, struct symcache *sc,
 void symbolizer_free(struct symbolizer *s);
 
 /* ips innermost first; out gets frames outermost first: name, kind,
- * address, module and offset (stacks/frame.h).  Names and modules stay
- * valid until symbolizer_free().  Returns the number written (<= n).  A
+ * address, module and offset (stacks/frame.h).  Names and modules are
+ * the symbolizer's own (copies), valid until symbolizer_free(), whatever
+ * symcache evicts meanwhile.  Returns the number written (<= n).  A
  * kernel stack loses its tracer frames (ksym_is_tracer()) and everything
  * inner to the outermost of them. */
 int symbolize_kernel(struct symbolizer *s, const uint64_t *ips, int n, struct frame *out);
@@ -57,6 +58,9 @@ const struct sym_stats *symbolizer_stats(const struct symbolizer *s);
 void symbolizer_use_srcmap(struct symbolizer *s, struct srcmap *m);
 /* What DWARF look-ups found; NULL before the first. */
 const struct srcline_stats *symbolizer_src_stats(const struct symbolizer *s);
+/* User addresses named and cached (each costs a hash look-up when met
+ * again, not a mapping, symbol and module look-up). */
+size_t symbolizer_addresses(const struct symbolizer *s);
 /* Distinct binaries whose symbols were loaded. */
 size_t symbolizer_binaries(const struct symbolizer *s);
 

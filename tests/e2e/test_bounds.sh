@@ -111,6 +111,34 @@ test_bounds_churn_one_report() {
 	# named as they ran: the copies' spin under main, whatever their pid
 	check '[ "$(samples out.folded "^c[0-9];.*main;victim_outer;victim_spin")" -gt 0 ]' \
 		"no c*;...;main;victim_outer;victim_spin stack"
+	# the model holds each stack once by name, whatever process (pid,
+	# load addresses) ran it: it grows with the distinct stacks, not with
+	# the $p processes; one a folded line
+	local kept byname stacks
+	kept=$(sed -n 's/^stackscope: stacks model: \([0-9]*\) stacks kept by name, .*/\1/p' err.txt)
+	byname=$(sed -n 's/^stackscope: stacks model: .*, \([0-9]*\) distinct by name, .*/\1/p' err.txt)
+	stacks=$(sed -n 's/^stackscope profile: [0-9]* samples, \([0-9]*\) stacks,.*/\1/p' err.txt)
+	check '[ -n "$kept" ] && [ "$kept" = "$byname" ] && [ "$kept" = "$stacks" ] &&
+	       [ "$kept" -eq "$(wc -l <out.folded)" ]' \
+		"stacks model: ${kept:-no} kept by name, ${byname:-no} distinct, ${stacks:-no} in the closing line, $(wc -l <out.folded) folded lines"
+	# every trim's model was by name too: never more stacks than the end's
+	check '[ "$(sed -n "s/.*; stacks model \([0-9]*\) stacks .*/\1/p" err.txt | sort -n | tail -1)" -le "${kept:-0}" ]' \
+		"a trim's stacks model held more stacks than the report"
+}
+
+# A pprof report keeps stacks apart by location (addresses, the pid
+# label): two processes of one program, one after the other, spinning the
+# same stacks, are more stacks kept than distinct by name.
+test_bounds_one_report_pprof_by_location() {
+	local kept byname
+	cp "$VICTIM" c0
+	"$SS" profile -F 499 -v -o out.pb.gz -- bash -c './c0 200; ./c0 200' 2>err.txt ||
+		fail "profile failed: $(tail -3 err.txt)"
+	grep '^stackscope: stacks model:' err.txt
+	kept=$(sed -n 's/^stackscope: stacks model: \([0-9]*\) stacks kept by location, .*/\1/p' err.txt)
+	byname=$(sed -n 's/^stackscope: stacks model: .*, \([0-9]*\) distinct by name, .*/\1/p' err.txt)
+	check '[ -n "$kept" ] && [ -n "$byname" ] && [ "$kept" -gt "$byname" ]' \
+		"pprof's stacks model: ${kept:-no} kept by location, ${byname:-no} by name"
 }
 
 # offcpu, one report at the end: the waits of processes that exited

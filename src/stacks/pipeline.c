@@ -400,7 +400,7 @@ static void trim(struct stackpipe *sp, bool resolved)
 	/* what went (symbolizers, processes, binaries: megabytes of tables)
 	 * back to the system: freed blocks amid the heap are not at its top,
 	 * and the heap's top is kept up to twice heap_prefault()'s reserve */
-	malloc_trim(0);
+	heap_settle();
 	if (verbose > 1 || resolved) {
 		size_t procs, exited, dropped;
 		struct symcache_stats cs;

@@ -20,9 +20,6 @@ int verbose;
 
 #define HUGE_PAGE (2UL << 20)
 
-/* the heap range heap_prefault() asked huge pages for */
-static uintptr_t huge_from, huge_to;
-
 void heap_prefault(size_t bytes)
 {
 	static size_t done;
@@ -45,23 +42,8 @@ void heap_prefault(size_t bytes)
 	to = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
 	if (to > from && madvise((void *)from, to - from, MADV_HUGEPAGE))
 		debug("huge pages for %zu MiB of heap: %s", bytes >> 20, strerror(errno));
-	else if (to > from) {
-		huge_from = from;
-		huge_to = to;
-	}
 	free(p);
 	done = bytes;
-}
-
-void heap_settle(void)
-{
-	/* khugepaged fills a huge page's freed 4 KiB pages back in while
-	 * the range is advised (max_ptes_none): no more, past the start */
-	if (huge_to > huge_from) {
-		madvise((void *)huge_from, huge_to - huge_from, MADV_NOHUGEPAGE);
-		huge_from = huge_to = 0;
-	}
-	malloc_trim(0);
 }
 
 /* "stackscope: " + the message with its control bytes escaped: messages

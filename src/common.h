@@ -34,11 +34,6 @@ const char *bpf_hint(int err);
  * Blocks up to `bytes` come from the heap from then on, which keeps up to
  * twice that free for reuse.  Once per process, the largest asked. */
 void heap_prefault(size_t bytes);
-/* A long run past its start (the stack pipeline's trims): the free heap
- * given back to the system, freed blocks amid it too (malloc_trim), and
- * heap_prefault()'s range no longer on huge pages, so what the run frees
- * there leaves memory and stays out. */
-void heap_settle(void);
 
 /* Monotonic time in seconds. */
 double now_sec(void);

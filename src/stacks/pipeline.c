@@ -55,8 +55,6 @@ struct stackpipe {
 	uint64_t early;		/* aggregated snapshots named early */
 	double last_trim;	/* CLOCK_MONOTONIC s */
 	uint64_t trims, released, sym_resets;
-	uint64_t settled_bytes;	/* binaries' bytes evicted at the last heap_settle() */
-	uint64_t settles;
 	/* what the last window cost (stackpipe_reset_stacks()'s debug line) */
 	uint64_t win_cpu_ns, win_tables, win_build_ns, win_dwarf_ns;
 };
@@ -65,10 +63,6 @@ struct stackpipe {
 #define TRIM_EVERY 10.0
 /* Trims a module's DWARF stays open unused (then closed, its lines freed) */
 #define SRCMAP_IDLE_TRIMS 6
-/* Binaries' bytes evicted (symbols, unwind tables) that make a trim give
- * the free heap back: giving back what the next trim's caches take again
- * (a symbolizer's) costs page faults, for nothing */
-#define SETTLE_EVICTED (16u << 20)
 
 static double mono_now(void)
 {
@@ -404,16 +398,7 @@ static void trim(struct stackpipe *sp, bool resolved)
 	evicted = symcache_sweep(sp->sc, SYMCACHE_BUDGET);
 	if (evicted)
 		unwinder_forget_rows(sp->uw);
-	/* the binaries that went (megabytes of tables) back to the system,
-	 * and the start's reserve at the first trim: freed blocks amid the
-	 * heap are not at its top, and its top keeps up to twice
-	 * heap_prefault()'s reserve */
 	symcache_stats(sp->sc, &cs);
-	if (sp->trims == 1 || cs.evicted_bytes - sp->settled_bytes >= SETTLE_EVICTED) {
-		heap_settle();
-		sp->settled_bytes = cs.evicted_bytes;
-		sp->settles++;
-	}
 	if (verbose > 1 || resolved) {
 		size_t procs, exited, dropped;
 		struct mallinfo2 mi = mallinfo2();
@@ -786,11 +771,10 @@ void stackpipe_say_bounds(struct stackpipe *sp)
 	      (unsigned long long)sp->early,
 	      symcache_count(sp->sc));
 	debug("caches: %llu trims (%llu symbolizers freed); binaries: %zu held, %.1f MiB "
-	      "(peak %.1f MiB), %llu evicted (%.1f MiB); heap given back %llu times",
-	      (unsigned long long)sp->trims,
+	      "(peak %.1f MiB), %llu evicted (%.1f MiB)", (unsigned long long)sp->trims,
 	      (unsigned long long)sp->sym_resets, cs.entries, cs.bytes / 1048576.0,
 	      cs.peak_bytes / 1048576.0, (unsigned long long)cs.evicted,
-	      cs.evicted_bytes / 1048576.0, (unsigned long long)sp->settles);
+	      cs.evicted_bytes / 1048576.0);
 }
 
 void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events,

@@ -15,6 +15,8 @@
 # the same churn (an older build, say): its columns and slopes follow,
 # named with _b.
 #   rss_b_slope_mb_per_min=X fd_b_slope_per_min=Y ...
+# Last, the CPU each one used over the whole run (user + system):
+#   cpu_s=X[ cpu_b_s=Y]
 set -u
 BUILD=${1:-build}
 BUILD=$(cd "$BUILD" && pwd)
@@ -86,3 +88,6 @@ slopes() {
 }
 slopes 2 3 ""
 [ -z "$PID_B" ] || slopes 4 5 _b
+# utime + stime, fields 14 and 15 of /proc/PID/stat (after the comm's ")")
+cpu_s() { sed 's/.*) //' "/proc/$1/stat" | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($12 + $13) / hz }'; }
+echo "cpu_s=$(cpu_s "$PID")${PID_B:+ cpu_b_s=$(cpu_s "$PID_B")}"

@@ -38,6 +38,11 @@ size_t htab_count(const struct htab *h)
 	return h->count;
 }
 
+size_t htab_bytes(const struct htab *h)
+{
+	return h ? sizeof(*h) + (h->mask + 1) * sizeof(*h->slots) : 0;
+}
+
 static void put(struct htab_slot *slots, size_t mask, uint64_t hash, void *entry)
 {
 	size_t i = hash & mask;

@@ -56,6 +56,8 @@ int htab_insert(struct htab *h, uint64_t hash, void *entry);
  * look-ups stay as short as if it had never been added. */
 void *htab_remove(struct htab *h, uint64_t hash, const void *key, htab_eq_fn *eq);
 size_t htab_count(const struct htab *h);
+/* Heap bytes the table takes (its slots and itself, not the entries). */
+size_t htab_bytes(const struct htab *h);
 
 /* Every entry once, in no useful order:
  *   size_t pos = 0;

@@ -173,6 +173,18 @@ size_t strpool_count(const struct strpool *sp)
 	return htab_count(sp->index);
 }
 
+size_t strpool_bytes(const struct strpool *sp)
+{
+	size_t n;
+
+	if (!sp)
+		return 0;
+	n = sizeof(*sp) + htab_bytes(sp->index) + sp->by_id_cap * sizeof(*sp->by_id);
+	for (const struct block *b = sp->blocks; b; b = b->next)
+		n += sizeof(*b) + b->size;
+	return n;
+}
+
 size_t strpool_id(const char *s)
 {
 	const struct pooled *p = (const struct pooled *)(s - offsetof(struct pooled, s));

@@ -16,6 +16,8 @@ const char *strpool_intern(struct strpool *sp, const char *s);
 int strpool_intern_n(struct strpool *sp, size_t n, const char *const *strs, const size_t *lens,
 		     const char **out);
 size_t strpool_count(const struct strpool *sp);
+/* Heap bytes the pool takes: its blocks, index and table of ids. */
+size_t strpool_bytes(const struct strpool *sp);
 /* The number of a pooled string s (from strpool_intern*() of any pool):
  * 0 for its pool's first string, then 1, 2... in the order of interning;
  * O(1), so a caller can keep per-string data in an array. */

@@ -177,6 +177,7 @@ struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o)
 		.per_pid = o->per_pid,
 		.per_thread = o->per_thread,
 		.defer_tables = o->every > 0,
+		.by_name = o->every <= 0 && o->format != REPORT_PPROF,
 	};
 }
 

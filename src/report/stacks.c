@@ -45,6 +45,8 @@ struct stacks {
 	unsigned int scratch_cap;
 	uint64_t total;
 	bool sorted;		/* entries in stacks_entry_cmp() order */
+	bool names_only;	/* stacks_keep_names_only() */
+	size_t arena_bytes;	/* of every arena block */
 };
 
 static void *arena_alloc(struct stacks *s, size_t size, size_t align)
@@ -76,6 +78,7 @@ static void *arena_alloc(struct stacks *s, size_t size, size_t align)
 	}
 	if (!b)
 		return NULL;
+	s->arena_bytes += bsize;
 	bsize -= sizeof(*b);
 	b->size = bsize;
 	b->used = 0;
@@ -260,6 +263,21 @@ struct stacks *stacks_new(void)
 	return s;
 }
 
+void stacks_keep_names_only(struct stacks *s)
+{
+	s->names_only = true;
+}
+
+size_t stacks_bytes(const struct stacks *s)
+{
+	if (!s)
+		return 0;
+	return sizeof(*s) + s->arena_bytes + s->entries_cap * sizeof(*s->entries) +
+	       s->plain_cap * sizeof(*s->plain) + s->scratch_cap * sizeof(*s->scratch) +
+	       htab_bytes(s->modules) + htab_bytes(s->srcs) + htab_bytes(s->frames) +
+	       htab_bytes(s->index) + strpool_bytes(s->names);
+}
+
 void stacks_free(struct stacks *s)
 {
 	if (!s)
@@ -355,6 +373,15 @@ int stacks_add_events(struct stacks *s, const struct frame *frames, unsigned int
 			return -EINVAL;
 	if (scratch_room(s, depth))
 		return -ENOMEM;
+	if (s->names_only) {
+		for (unsigned int i = 0; i < depth; i++) {
+			struct frame f = { strpool_intern(s->names, frames[i].name), frames[i].kind };
+
+			if (!f.name || !(s->scratch[i] = intern_plain(s, &f)))
+				return -ENOMEM;
+		}
+		return add_entry(s, s->scratch, depth, value, events);
+	}
 	for (unsigned int i = 0; i < depth; i++) {
 		struct frame f = {
 			.name = strpool_intern(s->names, frames[i].name),
@@ -388,11 +415,14 @@ int stacks_add_interned(struct stacks *s, const struct frame *frames, unsigned i
 			return -EINVAL;
 	if (scratch_room(s, depth))
 		return -ENOMEM;
-	for (unsigned int i = 0; i < depth; i++)
-		if (!(s->scratch[i] = frames[i].addr || frames[i].offset
+	for (unsigned int i = 0; i < depth; i++) {
+		struct frame f = { frames[i].name, frames[i].kind };
+
+		if (!(s->scratch[i] = (frames[i].addr || frames[i].offset) && !s->names_only
 					      ? intern_frame(s, &frames[i])
-					      : intern_plain(s, &frames[i])))
+					      : intern_plain(s, &f)))
 			return -ENOMEM;
+	}
 	return add_entry(s, s->scratch, depth, value, 0);
 }
 

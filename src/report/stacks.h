@@ -33,6 +33,15 @@ struct stacks;
 
 struct stacks *stacks_new(void);
 void stacks_free(struct stacks *s);
+/* A model only writers by name read (folded, SVG): from now on frames
+ * keep their name and kind alone (no address, module or source line;
+ * a FRAME_COMM's pid neither), so stacks equal by name are one entry as
+ * they are added.  It then grows with the distinct stacks by name, not
+ * with the processes or the address-space layouts that ran them.  Call
+ * before the first stacks_add(). */
+void stacks_keep_names_only(struct stacks *s);
+/* Heap bytes the model takes (entries, frames, names, indexes). */
+size_t stacks_bytes(const struct stacks *s);
 
 /* Copies frames, interning their names, modules and source lines.  A
  * stack whose frames (names, kinds, addresses, modules, source lines)

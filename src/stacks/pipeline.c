@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -80,6 +81,16 @@ static double mono_now(void)
 
 static void trim(struct stackpipe *sp, bool resolved);
 
+/* An empty stacks model, by name when the report is. */
+static struct stacks *new_stacks(const struct stackpipe *sp)
+{
+	struct stacks *st = stacks_new();
+
+	if (st && sp->o.by_name)
+		stacks_keep_names_only(st);
+	return st;
+}
+
 /* Side-band first: mappings are current before any snapshot is unwound
  * (the session runs its drain steps in the order added). */
 static int sync_sideband(void *ctx)
@@ -106,7 +117,7 @@ struct stackpipe *stackpipe_new(struct session *s, const struct stackpipe_opts *
 	sp->early_fd = -1;
 	sp->pt = proctab_new();
 	sp->sc = symcache_new();
-	sp->stacks = stacks_new();
+	sp->stacks = new_stacks(sp);
 	if (!sp->pt || !sp->sc || !sp->stacks)
 		goto fail;
 	sp->uw = unwinder_new(sp->pt, sp->sc, o->unwind);
@@ -384,6 +395,7 @@ static void retire_symbolizers(struct stackpipe *sp)
  * go; then the binaries no kept process maps, past their budget. */
 static void trim(struct stackpipe *sp, bool resolved)
 {
+	struct symcache_stats cs;
 	size_t evicted;
 
 	sp->last_trim = mono_now();
@@ -406,15 +418,18 @@ static void trim(struct stackpipe *sp, bool resolved)
 	evicted = symcache_sweep(sp->sc, SYMCACHE_BUDGET);
 	if (evicted)
 		unwinder_forget_rows(sp->uw);
+	symcache_stats(sp->sc, &cs);
 	if (verbose > 1 || resolved) {
 		size_t procs, exited, dropped;
-		struct symcache_stats cs;
+		struct mallinfo2 mi = mallinfo2();
 
 		proctab_stats(sp->pt, &procs, &exited, &dropped);
-		symcache_stats(sp->sc, &cs);
 		debug("bounds: %zu processes kept (%zu exited), %zu dropped; %zu binaries cached "
-		      "(%.1f MiB), %zu evicted now, %llu in all", procs, exited, dropped, cs.entries,
-		      cs.bytes / 1048576.0, evicted, (unsigned long long)cs.evicted);
+		      "(%.1f MiB), %zu evicted now, %llu in all; stacks model %zu stacks (%.1f "
+		      "MiB); heap %.1f MiB in use, %.1f MiB free", procs, exited, dropped,
+		      cs.entries, cs.bytes / 1048576.0, evicted, (unsigned long long)cs.evicted,
+		      stacks_count(sp->stacks), stacks_bytes(sp->stacks) / 1048576.0,
+		      (mi.uordblks + mi.hblkhd) / 1048576.0, mi.fordblks / 1048576.0);
 	}
 }
 
@@ -508,7 +523,7 @@ static void window_costs(struct stackpipe *sp)
 
 int stackpipe_reset_stacks(struct stackpipe *sp)
 {
-	struct stacks *st = stacks_new();
+	struct stacks *st = new_stacks(sp);
 
 	if (!st)
 		return -ENOMEM;
@@ -823,6 +838,9 @@ void stackpipe_count(struct stackpipe *sp, struct session *s, const char *events
 		session_count(s, "mmap/exec records lost", sideband_lost(sp->sb),
 			      SESSION_LOSS | SESSION_IF_ANY);
 	stackpipe_say_bounds(sp);
+	debug("stacks model: %zu stacks kept%s, %zu distinct by name, %.1f MiB",
+	      stacks_count(sp->stacks), sp->o.by_name ? " by name" : " by location",
+	      stacks_count_named(sp->stacks), stacks_bytes(sp->stacks) / 1048576.0);
 	if (sp->sym)
 		debug("%zu binaries symbolized, %llu addresses named by perf maps",
 		      symbolizer_binaries(sp->sym), (unsigned long long)st.jit);

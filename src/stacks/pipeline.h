@@ -39,6 +39,10 @@ struct stackpipe_opts {
 	/* a long run: big binaries' unwind tables built once stacks keep
 	 * going through them (unwinder_defer_tables(), unwind/unwind.h) */
 	bool defer_tables;
+	/* the report is by name (folded, SVG): the stacks model keeps names
+	 * and kinds only (stacks_keep_names_only(), report/stacks.h), so it
+	 * grows with the distinct stacks by name, not with the processes */
+	bool by_name;
 };
 
 /* One aggregated stack as a capture read it, for stackpipe_add(). */

@@ -95,7 +95,7 @@ test_bounds_churn_windows() {
 # counts of exited processes are taken out of the kernel's map at the
 # trim; both name the copies' spin with the same chain.
 test_bounds_churn_one_report() {
-	local i p total samples early named kept mode kstacks freed
+	local i p total samples early named kept mode kstacks freed byname stacks
 	for ((i = 0; i < PER_GROUP; i++)); do cp "$VICTIM" "c$i"; done
 	# 60 ms of spin: long enough for the in-kernel unwinder to load some
 	churn_until_two_trims 60 600
@@ -130,6 +130,18 @@ test_bounds_churn_one_report() {
 		# be a [lost user stack] that no counter counted
 		check '[ "$(samples out-$mode.folded "\\[lost user stack\\]")" -le "$(lost_stacks err.txt)" ]' \
 			"$mode: $(samples out-$mode.folded "\\[lost user stack\\]") samples under [lost user stack], $(lost_stacks err.txt) lost stacks counted"
+		# the model holds each stack once by name, whatever process (pid,
+		# load addresses) ran it: it grows with the distinct stacks, not
+		# with the $p processes; one a folded line
+		kept=$(sed -n 's/^stackscope: stacks model: \([0-9]*\) stacks kept by name, .*/\1/p' err.txt)
+		byname=$(sed -n 's/^stackscope: stacks model: .*, \([0-9]*\) distinct by name, .*/\1/p' err.txt)
+		stacks=$(sed -n 's/^stackscope profile: [0-9]* samples, \([0-9]*\) stacks,.*/\1/p' err.txt)
+		check '[ -n "$kept" ] && [ "$kept" = "$byname" ] && [ "$kept" = "$stacks" ] &&
+		       [ "$kept" -eq "$(wc -l <out-$mode.folded)" ]' \
+			"$mode: stacks model: ${kept:-no} kept by name, ${byname:-no} distinct, ${stacks:-no} in the closing line, $(wc -l <out-$mode.folded) folded lines"
+		# every trim's model was by name too: never more stacks than the end's
+		check '[ "$(sed -n "s/.*; stacks model \([0-9]*\) stacks .*/\1/p" err.txt | sort -n | tail -1)" -le "${kept:-0}" ]' \
+			"$mode: a trim's stacks model held more stacks than the report"
 		# ... one chain from _start, never cut, the same in both modes
 		grep '^c[0-9];.*;victim_spin[; ]' out-$mode.folded |
 			sed 's/^c[0-9]*;//; s/;victim_spin[; ].*/;victim_spin/' | sort -u >chains-$mode
@@ -141,6 +153,21 @@ test_bounds_churn_one_report() {
 	check '[ -n "$freed" ] && [ "$freed" -gt 0 ]' "kernel: no user stack of an exited process freed from the store"
 	check '[ "$(wc -l <chains-tables)" = 1 ] && cmp -s chains-tables chains-kernel' \
 		"the spin's chains differ: tables $(cat chains-tables) / kernel $(cat chains-kernel)"
+}
+
+# A pprof report keeps stacks apart by location (addresses, the pid
+# label): two processes of one program, one after the other, spinning the
+# same stacks, are more stacks kept than distinct by name.
+test_bounds_one_report_pprof_by_location() {
+	local kept byname
+	cp "$VICTIM" c0
+	"$SS" profile -F 499 -v -o out.pb.gz -- bash -c './c0 200; ./c0 200' 2>err.txt ||
+		fail "profile failed: $(tail -3 err.txt)"
+	grep '^stackscope: stacks model:' err.txt
+	kept=$(sed -n 's/^stackscope: stacks model: \([0-9]*\) stacks kept by location, .*/\1/p' err.txt)
+	byname=$(sed -n 's/^stackscope: stacks model: .*, \([0-9]*\) distinct by name, .*/\1/p' err.txt)
+	check '[ -n "$kept" ] && [ -n "$byname" ] && [ "$kept" -gt "$byname" ]' \
+		"pprof's stacks model: ${kept:-no} kept by location, ${byname:-no} by name"
 }
 
 # offcpu, one report at the end: the waits of processes that exited

@@ -862,6 +862,68 @@ TEST(stacks_keep_locations_and_fold_by_name)
 	stacks_free(s);
 }
 
+/* A model by name (a one-shot folded or SVG report): the stacks of two
+ * processes of one program, at other addresses (ASLR), other pids and
+ * source lines, are one entry as they are added; the folded text is the
+ * same as the model by location gives. */
+TEST(stacks_names_only_merge_as_added)
+{
+	struct stacks *s = stacks_new(), *loc = stacks_new();
+	struct frame_module lib = { .path = "/usr/lib/libx.so" }, lib2 = { .path = "/tmp/y.so" };
+	struct frame_src src = { "x.c", 12, false };
+	struct frame a[] = {
+		{ "prog", FRAME_COMM, 100 },
+		{ "main", FRAME_USER, 0x55001000, &lib, 0x1000, &src },
+		{ "leaf", FRAME_KERNEL, 0xffffffff81000000 },
+	};
+	struct frame b[3];
+	size_t small;
+	char *text, *text_loc;
+
+	CHECK(s && loc);
+	if (!s || !loc)
+		return;
+	stacks_keep_names_only(s);
+	memcpy(b, a, sizeof(a));
+	b[0].addr = 200;				/* another pid */
+	b[1].addr = 0x7f001000;				/* another load address */
+	b[1].module = &lib2;
+	b[1].src = NULL;
+	CHECK_INT(stacks_add(s, a, 3, 5), 0);
+	CHECK_INT(stacks_add(loc, a, 3, 5), 0);
+	small = stacks_bytes(s);
+	CHECK(small > 0);
+	for (unsigned int pid = 200; pid < 1200; pid++) {
+		b[0].addr = pid;
+		b[1].addr += 0x1000;
+		CHECK_INT(stacks_add(s, b, 3, 1), 0);
+		CHECK_INT(stacks_add(loc, b, 3, 1), 0);
+	}
+	CHECK_INT(stacks_count(s), 1);
+	CHECK_INT(stacks_count(loc), 1001);
+	CHECK_INT(stacks_total(s), 1005);
+	/* a thousand processes later the model by name is no larger */
+	CHECK_INT(stacks_bytes(s), small);
+	CHECK(stacks_bytes(loc) > stacks_bytes(s));
+	if (stacks_count(s) == 1) {
+		const struct stack_entry *e = stacks_get(s, 0);
+
+		CHECK_INT(e->value, 1005);
+		CHECK(!e->frames[0]->addr && !e->frames[1]->addr && !e->frames[1]->module &&
+		      !e->frames[1]->src);
+		CHECK_INT(e->frames[2]->kind, FRAME_KERNEL);
+	}
+	stacks_sort(loc);
+	text = folded_str(s);
+	text_loc = folded_str(loc);
+	CHECK_STR(text, "prog;main;leaf_[k] 1005\n");
+	CHECK_STR(text, text_loc);
+	free(text);
+	free(text_loc);
+	stacks_free(s);
+	stacks_free(loc);
+}
+
 /* BEFORE: main;a;x 30, main;a 20, main;b 50; AFTER: x grew (30 -> 70 %),
  * a with it (50 -> 80 %, though its own samples fell), b shrank (50 -> 10 %),
  * c appeared (10 %), main the same. */

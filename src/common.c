@@ -46,6 +46,17 @@ void heap_prefault(size_t bytes)
 	done = bytes;
 }
 
+void *array_grow(void *arr, size_t *cap, size_t size)
+{
+	void *n;
+
+	*cap = *cap ? 2 * *cap : 64;
+	n = realloc(arr, *cap * size);
+	if (!n)
+		free(arr);
+	return n;
+}
+
 /* "stackscope: " + the message with its control bytes escaped: messages
  * carry file, process and symbol names others chose. */
 static void say(const char *fmt, va_list ap)

@@ -35,6 +35,10 @@ const char *bpf_hint(int err);
  * twice that free for reuse.  Once per process, the largest asked. */
 void heap_prefault(size_t bytes);
 
+/* arr with room for twice *cap elements of size (64 at first); NULL
+ * (arr freed) when out of memory. */
+void *array_grow(void *arr, size_t *cap, size_t size);
+
 /* Monotonic time in seconds. */
 double now_sec(void);
 

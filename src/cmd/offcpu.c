@@ -350,19 +350,6 @@ static int add_unwound(struct stackpipe *sp, struct offcpu_run *r, const struct 
 	return add_wait(sp, r, &k, e->value, e->events, e->ips, e->n, e->truncated);
 }
 
-/* arr with room for twice *cap elements of size (64 at first); NULL
- * (arr freed) when out of memory */
-static void *grow(void *arr, size_t *cap, size_t size)
-{
-	void *n;
-
-	*cap = *cap ? 2 * *cap : 64;
-	n = realloc(arr, *cap * size);
-	if (!n)
-		free(arr);
-	return n;
-}
-
 /* A key whose user frames need a process that exited: the blocked one, or
  * with --wakers the waker. */
 static bool of_exited(struct stackpipe *sp, struct offcpu_run *r, const struct offcpu_key *k)
@@ -394,7 +381,7 @@ static int name_exited(void *ctx, struct stackpipe *sp)
 		cur = key;
 		if (!of_exited(sp, r, &key))
 			continue;
-		if (nkeys == cap && !(keys = grow(keys, &cap, sizeof(*keys)))) {
+		if (nkeys == cap && !(keys = array_grow(keys, &cap, sizeof(*keys)))) {
 			err = -ENOMEM;
 			break;
 		}
@@ -407,7 +394,7 @@ static int name_exited(void *ctx, struct stackpipe *sp)
 		ctid = tid;
 		if (bpf_map_lookup_elem(pending_fd, &tid, &p) || !stackpipe_exited(sp, p.key.pid))
 			continue;
-		if (ntids == tcap && !(tids = grow(tids, &tcap, sizeof(*tids)))) {
+		if (ntids == tcap && !(tids = array_grow(tids, &tcap, sizeof(*tids)))) {
 			err = -ENOMEM;
 			break;
 		}

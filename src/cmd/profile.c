@@ -737,16 +737,9 @@ static int name_exited(void *ctx, struct stackpipe *sp)
 		cur = key;
 		if (!stackpipe_exited(sp, key.pid))
 			continue;
-		if (n == cap) {
-			size_t c = cap ? 2 * cap : 64;
-			struct profile_key *k = realloc(keys, c * sizeof(*k));
-
-			if (!k) {
-				err = -ENOMEM;
-				break;
-			}
-			keys = k;
-			cap = c;
+		if (n == cap && !(keys = array_grow(keys, &cap, sizeof(*keys)))) {
+			err = -ENOMEM;
+			break;
 		}
 		keys[n++] = key;
 	}

@@ -1,0 +1,60 @@
+/* The kernel's BTF cut down to what one BPF object's CO-RE relocations
+ * can ask of it, so that libbpf never reads the whole of it.
+ *
+ * libbpf (1.1) resolves CO-RE relocations against the kernel's BTF,
+ * which it reads whole from /sys/kernel/btf/vmlinux (about 5.5 MB),
+ * copies and indexes: the largest part of a command's start-up.  Given
+ * another BTF (bpf_object_open_opts.btf_custom_path) it reads that
+ * instead, and needs the kernel's none at all when the object has no
+ * program of BPF_PROG_TYPE_TRACING (tp_btf, fentry, iter) and no typed
+ * ksym.
+ *
+ * The small BTF holds every struct, union, enum and typedef the object's
+ * own BTF names, as the running kernel defines it (all of its kernel
+ * namesakes), with what they embed (members that are structures, arrays,
+ * integers, enums) copied whole: every access path a relocation can
+ * take.  Pointers become void *: a relocation never walks through one
+ * (each dereference is a relocation of its own, rooted at its own named
+ * type), and libbpf takes any pointer member as compatible with any.
+ *
+ * The kernel's BTF is mapped, not read (Linux 6.16 and later map
+ * /sys/kernel/btf/vmlinux read-only), and walked once.  Where it cannot
+ * be mapped, kbtf_for_object() fails and the caller leaves libbpf to read
+ * it as before. */
+#ifndef STACKSCOPE_KBTF_H
+#define STACKSCOPE_KBTF_H
+#include <stddef.h>
+
+struct kbtf_custom {
+	int fd;			/* a memfd holding the small BTF; -1: none */
+	char path[32];		/* "/proc/self/fd/N": btf_custom_path */
+	int types;		/* how many types it holds */
+};
+
+/* The small BTF for the BPF object in elf (a skeleton's embedded ELF),
+ * from the BTF at vmlinux (NULL: /sys/kernel/btf/vmlinux).  0, or -errno
+ * with c->fd = -1; says nothing (the caller's fallback is silent too). */
+int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux,
+		    struct kbtf_custom *c);
+struct bpf_object_open_opts;
+/* Makes the small BTF for the object in elf and points opts at it (its
+ * btf_custom_path); leaves opts alone when it cannot be made, so libbpf
+ * reads the whole kernel BTF as before.  c stays open until the object
+ * is loaded; kbtf_close() after. */
+void kbtf_use(struct kbtf_custom *c, const void *elf, size_t elf_size,
+	      struct bpf_object_open_opts *opts);
+void kbtf_close(struct kbtf_custom *c);
+
+/* A skeleton's open (NAME_bpf__open) against the small BTF made in kb:
+ * KBTF_OPEN(syscalls, &kb). */
+#define KBTF_OPEN(name, kb)                                                       \
+	({                                                                        \
+		LIBBPF_OPTS(bpf_object_open_opts, kbtf_oo_);                      \
+		size_t kbtf_sz_;                                                  \
+		const void *kbtf_elf_ = name##_bpf__elf_bytes(&kbtf_sz_);         \
+                                                                                  \
+		kbtf_use(kb, kbtf_elf_, kbtf_sz_, &kbtf_oo_);                     \
+		name##_bpf__open_opts(&kbtf_oo_);                                 \
+	})
+
+#endif

@@ -14,8 +14,8 @@
 #include "bpf/helpers.bpf.h"
 #include "bpf/stacks.bpf.h"
 /* every thread's entries go when its task is freed (procs.bpf.h on_free) */
-static __always_inline void free_thread(struct task_struct *p);
-#define PROCS_ON_FREE_TASK(p) free_thread(p)
+static __always_inline void free_thread(__u32 tid);
+#define PROCS_ON_FREE_THREAD(tid) free_thread(tid)
 #include "bpf/procs.bpf.h"
 #include "bpf/snapshot.bpf.h"
 #include "bpf/kunwind.bpf.h"
@@ -225,9 +225,8 @@ static __always_inline void finish(struct task_struct *t, const struct start *st
  * unseen and that never blocked again left a start: its interval has no
  * end, so it is counted lost; a pending wait whose syscall exit went
  * unseen is counted with its frame-pointer stack. */
-static __always_inline void free_thread(struct task_struct *p)
+static __always_inline void free_thread(__u32 tid)
 {
-	__u32 tid = p->pid;
 	struct offcpu_pending *pd;
 
 	if (bpf_map_lookup_elem(&starts, &tid) && !bpf_map_delete_elem(&starts, &tid))

@@ -26,11 +26,14 @@ struct {
 } targets SEC(".maps");
 
 /* tgid -> when its address space began (bpf/procs.h); lets user space
- * pick the address space a sample belongs to.  LRU: a pid not looked up
- * for the longest time is the one forgotten when the map is full. */
+ * pick the address space a sample belongs to.  Entries come at fork and
+ * exec and go when the process is freed (on_free), so the map holds the
+ * live processes seen to start; not preallocated (an LRU would be, and
+ * writing its 16,384 to 65,536 elements took 5-6 ms of every start). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u64);
 } gens SEC(".maps");
@@ -60,10 +63,14 @@ static __always_inline __u64 gen_of(__u32 tgid)
 	return gen ? *gen : 0;
 }
 
-SEC("tp_btf/sched_process_fork")
+/* The fork, exec and free programs are raw tracepoints, their task
+ * arguments read with CO-RE: no tp_btf program, so libbpf loads no
+ * kernel BTF (trace/kbtf.h). */
+
+SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ppid = parent->tgid, cpid = child->tgid;
+	__u32 ppid = BPF_CORE_READ(parent, tgid), cpid = BPF_CORE_READ(child, tgid);
 	__u64 now = bpf_ktime_get_ns();
 	__u8 on = TARGET_ON;
 
@@ -79,10 +86,10 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exec")
+SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 pid = p->tgid;
+	__u32 pid = BPF_CORE_READ(p, tgid);
 	__u64 now = bpf_ktime_get_ns();
 	__u8 *target = bpf_map_lookup_elem(&targets, &pid);
 
@@ -97,26 +104,27 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 /* A process is gone: its last task (the leader, freed once the process
  * is reaped, after every thread and every sample or record of it) leaves
  * no `gens` or `targets` entry behind, so their occupancy follows the live
- * processes, not every process a long run saw (and an LRU never evicts a
- * live process's gen for a dead one's).  Not at sched_process_exit: the
+ * processes, not every process a long run saw (a full map would refuse
+ * a new process's gen: that takes 65,536 live ones).  Not at
+ * sched_process_exit: the
  * exit path (exit_mm, exit_files) still runs, sampled, under the gen.
  * The leader's task is freed for a process that lives on after a thread
  * other than the leader exec'd (de_thread); its `live` count says which.
  * The pid was freed a grace period before, but pids are handed out
  * cyclically: the same one comes back only after pid_max others. */
-/* A program's own per-thread state of a task being freed, if it keeps
- * any (offcpu): defined before including this file. */
-#ifndef PROCS_ON_FREE_TASK
-#define PROCS_ON_FREE_TASK(p) do { } while (0)
+/* A program's own per-thread state of a thread (tid) being freed, if it
+ * keeps any (offcpu): defined before including this file. */
+#ifndef PROCS_ON_FREE_THREAD
+#define PROCS_ON_FREE_THREAD(tid) do { } while (0)
 #endif
 
-SEC("tp_btf/sched_process_free")
+SEC("raw_tp/sched_process_free")
 int BPF_PROG(on_free, struct task_struct *p)
 {
-	__u32 tgid = p->tgid;
+	__u32 tgid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
 
-	PROCS_ON_FREE_TASK(p);
-	if (p->pid != tgid || BPF_CORE_READ(p, signal, live.counter) != 0)
+	PROCS_ON_FREE_THREAD(tid);
+	if (tid != tgid || BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
 	bpf_map_delete_elem(&gens, &tgid);
 	bpf_map_delete_elem(&targets, &tgid);

@@ -573,16 +573,16 @@ static __always_inline bool queue_stack(struct inflight *f, struct pt_regs *regs
 
 	if (!b)
 		return false;
-	size = copy_user_stack(b->data, regs->sp);
+	size = copy_user_stack(b->data, BPF_CORE_READ(regs, sp));
 	if (size > SNAPSHOT_MAX)
 		return false;
 	b->hdr.kind = SC_REC_STACK;
 	b->hdr.tid = f->rec.tid;
 	b->hdr.pid = f->rec.pid;
 	b->hdr.gen = f->rec.gen;
-	b->hdr.ip = regs->ip;
-	b->hdr.sp = regs->sp;
-	b->hdr.bp = regs->bp;
+	b->hdr.ip = BPF_CORE_READ(regs, ip);
+	b->hdr.sp = BPF_CORE_READ(regs, sp);
+	b->hdr.bp = BPF_CORE_READ(regs, bp);
 	b->hdr.size = size;
 	__builtin_memcpy(b->hdr.comm, f->rec.comm, sizeof(b->hdr.comm));
 	/* no wake-up: the call's record follows at once and decides it */
@@ -675,7 +675,7 @@ static __always_inline struct inflight *open_record(struct pt_regs *regs, __u32 
 	return f;
 }
 
-SEC("tp_btf/sys_enter")
+SEC("raw_tp/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	const struct sc_spec *spec = wanted(bpf_get_current_pid_tgid() >> 32, id);
@@ -714,7 +714,7 @@ static __always_inline void count(struct inflight *f, long ret, __u64 ns)
 		c->max_ns = ns;
 }
 
-SEC("tp_btf/sys_exit")
+SEC("raw_tp/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -770,15 +770,17 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 
 /* A thread ends: a call it was inside (another thread's exit_group, a
  * fatal signal) is queued unfinished; the process's end is recorded. */
-SEC("tp_btf/sched_process_exit")
+SEC("raw_tp/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-	__u32 tgid = p->tgid;
+	/* p is the thread exiting, so current: a trusted pointer to it */
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = task->tgid;
 	struct inflight *f;
 
 	if (tgid == self_tgid || !in_scope(tgid))
 		return 0;
-	f = bpf_task_storage_get(&inflight, p, NULL, 0);
+	f = bpf_task_storage_get(&inflight, task, NULL, 0);
 	if (f && f->rec.kind == SC_REC_CALL) {
 		f->rec.flags |= SC_F_UNFINISHED;
 		if (count_only)
@@ -786,20 +788,20 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		else if (!failed_only && !min_ns)
 			queue(f, NULL);
 	}
-	if (count_only || BPF_CORE_READ(p, signal, live.counter) != 0)
+	if (count_only || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
 	/* the last thread: the process's exit status */
 	struct sc_record r = {
 		.kind = SC_REC_EXIT,
 		.enter_ns = bpf_ktime_get_ns(),
-		.ret = p->exit_code,
+		.ret = task->exit_code,
 		.pid = tgid,
-		.tid = p->pid,
+		.tid = task->pid,
 		.cpu = bpf_get_smp_processor_id(),
 		.lost_total = lost_so_far(),
 	};
 
-	BPF_CORE_READ_STR_INTO(&r.comm, p, comm);
+	bpf_get_current_comm(&r.comm, sizeof(r.comm));
 	if (bpf_ringbuf_output(&records, &r, sizeof(r),
 			       ringbuf_wakeup_flags(&records, wakeup_bytes)))
 		count_lost(SC_NR_MAX);
@@ -807,7 +809,10 @@ int BPF_PROG(on_exit, struct task_struct *p)
 }
 
 /* At the end of a run: the calls still open (blocked in read, poll...)
- * are queued unfinished, so no call is silently missing. */
+ * are queued unfinished, so no call is silently missing.  A tracing
+ * program, which makes libbpf read the kernel's BTF: not loaded with the
+ * others, but in a second instance of this object sharing their maps,
+ * at the end, when a process in scope still lives (cmd/syscalls.c). */
 SEC("iter/task")
 int flush_inflight(struct bpf_iter__task *ctx)
 {

@@ -21,6 +21,7 @@
 #include "bpf/profile.h"
 #include "trace/attach.h"
 #include "trace/features.h"
+#include "trace/kbtf.h"
 #include "trace/perf.h"
 
 #define DEFAULT_HZ 99
@@ -404,15 +405,17 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	struct profile_bpf *skel;
 	long max = perf_max_sample_rate();
 	int err, tmpl[2] = { -1, -1 };
+	struct kbtf_custom kb;
 
 	if (max > 0 && r->hz > max) {
 		msg("-F %ld: above the kernel's limit of %ld Hz (sysctl kernel.perf_event_max_sample_rate)",
 		    r->hz, max);
 		return -EINVAL;
 	}
-	skel = r->skel = profile_bpf__open();
+	skel = r->skel = KBTF_OPEN(profile, &kb);
 	if (!skel) {
 		err = -errno;
+		kbtf_close(&kb);
 		msg("cannot open the profile BPF object: %s", strerror(-err));
 		return err;
 	}
@@ -446,6 +449,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	small_template(skel->maps.count_slots, skel->maps.counts, &tmpl[0]);
 	small_template(skel->maps.stack_slots, skel->maps.stacks, &tmpl[1]);
 	err = profile_bpf__load(skel);
+	kbtf_close(&kb);
 	for (int i = 0; i < 2; i++)
 		if (tmpl[i] >= 0)
 			close(tmpl[i]);

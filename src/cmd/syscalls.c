@@ -6,6 +6,7 @@
  * attach sys_enter/sys_exit -> release -> stream records as they complete
  * -> detach -> queue the calls still open -> drain -> totals and losses. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "syscall/table.h"
 #include "stacks/pipeline.h"
 #include "trace/attach.h"
+#include "trace/kbtf.h"
 #include "trace/session.h"
 
 static const char usage_text[] =
@@ -78,6 +80,7 @@ struct sc_run {
 	struct sc_table *table;
 	bool seen[SC_NR_MAX];	/* a record of it was printed: its format read, checked */
 	struct syscalls_bpf *skel;
+	struct kbtf_custom kbtf;	/* until loaded */
 	struct stackpipe *sp;	/* -k */
 	struct pending_stack *pend;
 	struct frame frames[UNWIND_MAX_DEPTH];	/* the stack being printed (-k) */
@@ -320,16 +323,100 @@ static int on_record(void *arg, void *data, size_t size)
 	return 0;
 }
 
-/* The calls still open when tracing stops, queued unfinished. */
-static void flush_open_calls(struct sc_run *r)
+/* Whether process pid has a thread left: not gone, not a zombie. */
+static bool process_lives(pid_t pid)
 {
-	struct bpf_link *l = bpf_program__attach_iter(r->skel->progs.flush_inflight, NULL);
+	char path[32], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT && errno != ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 && errno != ESRCH;
+	buf[n] = 0;
+	/* "pid (comm) S ...": the comm may hold anything, ')' too */
+	paren = strrchr(buf, ')');
+	return !paren || !paren[1] || (paren[2] != 'Z' && paren[2] != 'X');
+}
+
+/* Whether a call can still be open: some process in scope lives.  The
+ * threads of one that ended queued theirs (on_exit), so a run whose
+ * processes are all gone (the command's is a zombie until the end) has
+ * none.  Past 64 processes, or system-wide, assumed so. */
+static bool calls_may_be_open(struct sc_run *r, struct session *s)
+{
+	int fd = bpf_map__fd(r->skel->maps.targets), n = 0;
+	__u32 key, next;
+	void *prev = NULL;
+
+	if (!session_filtered(s))
+		return true;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (++n > 64 || process_lives((pid_t)next))
+			return true;
+		key = next;
+		prev = &key;
+	}
+	return false;
+}
+
+/* The task iterator, in a second instance of the object that shares the
+ * first's maps (its .rodata too, so the same constants hold): a tracing
+ * program, it makes libbpf read the whole kernel BTF, so it is loaded
+ * only here, at the end. */
+static struct syscalls_bpf *load_iterator(struct sc_run *r)
+{
+	struct syscalls_bpf *it = syscalls_bpf__open();
+	struct bpf_program *prog;
+	struct bpf_map *m, *mine;
+	int err = 0;
+
+	if (!it)
+		return NULL;
+	mine = bpf_object__next_map(r->skel->obj, NULL);
+	bpf_object__for_each_map(m, it->obj) {
+		if (!mine || strcmp(bpf_map__name(m), bpf_map__name(mine))) {
+			err = -EINVAL;
+			break;
+		}
+		err = bpf_map__reuse_fd(m, bpf_map__fd(mine));
+		if (err)
+			break;
+		mine = bpf_object__next_map(r->skel->obj, mine);
+	}
+	bpf_object__for_each_program(prog, it->obj)
+		bpf_program__set_autoload(prog, prog == it->progs.flush_inflight);
+	if (!err)
+		err = syscalls_bpf__load(it);
+	if (err) {
+		syscalls_bpf__destroy(it);
+		errno = -err;
+		return NULL;
+	}
+	return it;
+}
+
+/* The calls still open when tracing stops, queued unfinished. */
+static void flush_open_calls(struct sc_run *r, struct session *s)
+{
+	struct syscalls_bpf *it;
+	struct bpf_link *l;
 	char buf[64];
 	int fd;
 
+	if (!calls_may_be_open(r, s))
+		return;
+	it = load_iterator(r);
+	l = it ? bpf_program__attach_iter(it->progs.flush_inflight, NULL) : NULL;
 	if (!l) {
 		msg("task iterator (calls still open at the end): %s; those are not shown",
 		    strerror(errno));
+		syscalls_bpf__destroy(it);
 		return;
 	}
 	fd = bpf_iter_create(bpf_link__fd(l));
@@ -342,6 +429,7 @@ static void flush_open_calls(struct sc_run *r)
 		    strerror(errno));
 	}
 	bpf_link__destroy(l);
+	syscalls_bpf__destroy(it);
 }
 
 static int setup(struct sc_run *r, struct session *s)
@@ -354,7 +442,7 @@ static int setup(struct sc_run *r, struct session *s)
 	r->table = sc_table_load();
 	if (!r->table)
 		return -errno;
-	skel = r->skel = syscalls_bpf__open();
+	skel = r->skel = KBTF_OPEN(syscalls, &r->kbtf);
 	if (!skel) {
 		err = -errno;
 		msg("opening the BPF object: %s", strerror(-err));
@@ -394,11 +482,13 @@ static int setup(struct sc_run *r, struct session *s)
 		bpf_map__set_max_entries(skel->maps.records, sz);
 	}
 	bpf_map__set_max_entries(skel->maps.stack_scratch, r->stacks && ncpu > 0 ? ncpu : 1);
-	bpf_program__set_autoload(skel->progs.flush_inflight, !r->summary);
+	/* loaded at the end only, when needed (flush_open_calls) */
+	bpf_program__set_autoload(skel->progs.flush_inflight, false);
 	err = fill_specs(r);
 	if (err)
 		return err;
 	err = syscalls_bpf__load(skel);
+	kbtf_close(&r->kbtf);
 	if (err) {
 		msg("cannot load the syscalls BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
 		return err;
@@ -506,7 +596,7 @@ static int finish(struct sc_run *r, struct session *s)
 	int err = 0;
 
 	if (!r->summary) {
-		flush_open_calls(r);
+		flush_open_calls(r, s);
 		err = session_drain(s);
 		bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.lost_total), &zero, &total);
 		report_lost(r, total);
@@ -541,7 +631,7 @@ static int finish(struct sc_run *r, struct session *s)
 
 int cmd_syscalls(int argc, char **argv)
 {
-	struct sc_run r = {};
+	struct sc_run r = { .kbtf.fd = -1 };
 	struct session *s = NULL;
 	int ret, err;
 
@@ -566,6 +656,7 @@ out:
 	stackpipe_free(r.sp);
 	session_free(s);
 	syscalls_bpf__destroy(r.skel);
+	kbtf_close(&r.kbtf);
 	free(r.pend);
 	sc_table_free(r.table);
 	session_opts_free(&r.o);

@@ -110,11 +110,10 @@ static void kview_close(struct kview *kv)
 	memset(kv, 0, sizeof(*kv));
 }
 
-/* Maps and checks the kernel's BTF, and marks every 64th type. */
+/* Maps the kernel's BTF and checks its header. */
 static int kview_open(struct kview *kv, const char *path)
 {
 	const struct btf_header *h;
-	size_t cap = 0, off = 0;
 	struct stat st;
 	int fd, err = -EINVAL;
 
@@ -146,27 +145,6 @@ static int kview_open(struct kview *kv, const char *path)
 	kv->strs_len = h->str_len;
 	if (kv->strs[kv->strs_len - 1])
 		goto fail;
-	while (off < kv->types_len) {
-		long n = type_bytes((const struct btf_type *)(kv->types + off), kv->types_len - off);
-
-		if (n < 0)
-			goto fail;
-		if (kv->nr % MARK_EVERY == 0) {
-			if (kv->nr / MARK_EVERY >= cap) {
-				uint32_t *m = array_grow(kv->marks, &cap, sizeof(*m));
-
-				if (!m) {
-					kv->marks = NULL;
-					err = -ENOMEM;
-					goto fail;
-				}
-				kv->marks = m;
-			}
-			kv->marks[kv->nr / MARK_EVERY] = off;
-		}
-		kv->nr++;
-		off += n;
-	}
 	return 0;
 fail:
 	kview_close(kv);
@@ -503,31 +481,52 @@ static int object_roots(const struct btf *local, struct htab *roots, uint64_t *f
 	return 0;
 }
 
-/* Copies every kernel type named as a root (all namesakes: libbpf
- * weighs each as a candidate). */
-static int copy_roots(struct kcopy *k, struct htab *roots, const uint64_t *first2)
+/* One walk of the kernel's types: marks every 64th, and collects the ids
+ * of those named as roots (all namesakes: libbpf weighs each as a
+ * candidate), to be copied once the marks are all set. */
+static int scan_types(struct kview *kv, struct htab *roots, const uint64_t *first2,
+		      uint32_t **ids, size_t *nids)
 {
-	const struct kview *kv = k->kv;
+	size_t mcap = 0, icap = 0;
 	uint32_t off = 0;
 
-	for (uint32_t id = 1; id <= kv->nr; id++) {
+	while (off < kv->types_len) {
 		const struct btf_type *t = (const struct btf_type *)(kv->types + off);
-		int class = root_class(BTF_INFO_KIND(t->info));
+		long n = type_bytes(t, kv->types_len - off);
+		int class;
 
-		off += type_bytes(t, kv->types_len - off);
+		if (n < 0)
+			return -EINVAL;
+		if (kv->nr % MARK_EVERY == 0) {
+			if (kv->nr / MARK_EVERY >= mcap) {
+				uint32_t *m = array_grow(kv->marks, &mcap, sizeof(*m));
+
+				kv->marks = m;
+				if (!m)
+					return -ENOMEM;
+			}
+			kv->marks[kv->nr / MARK_EVERY] = off;
+		}
+		kv->nr++;
+		off += n;
+		class = root_class(BTF_INFO_KIND(t->info));
 		if (class && t->name_off) {
 			const char *name = kname(kv, t->name_off);
 			struct root_key key = { class, name, 0 };
-			int err;
 
 			if (!has_first2(first2, name))
 				continue;
 			key.len = strlen(name);
 			if (!htab_find(roots, root_hash(class, name, key.len), &key, root_eq))
 				continue;
-			err = copy_type(k, id, 0);
-			if (err < 0)
-				return err;
+			if (*nids == icap) {
+				uint32_t *m = array_grow(*ids, &icap, sizeof(*m));
+
+				*ids = m;
+				if (!m)
+					return -ENOMEM;
+			}
+			(*ids)[(*nids)++] = kv->nr;
 		}
 	}
 	return 0;
@@ -563,6 +562,8 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 	struct kview kv;
 	struct btf *local = NULL;
 	struct htab *roots = NULL;
+	uint32_t *ids = NULL;
+	size_t nids = 0;
 	uint64_t *first2 = calloc(FIRST2_WORDS, sizeof(uint64_t));
 	const void *raw;
 	uint32_t size;
@@ -585,7 +586,12 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 	}
 	err = object_roots(local, roots, first2);
 	if (!err)
-		err = copy_roots(&k, roots, first2);
+		err = scan_types(&kv, roots, first2, &ids, &nids);
+	for (size_t i = 0; i < nids && !err; i++) {
+		int id = copy_type(&k, ids[i], 0);
+
+		err = id < 0 ? id : 0;
+	}
 	if (err)
 		goto out;
 	raw = btf__raw_data(k.out, &size);
@@ -616,6 +622,7 @@ out:
 	free(k.ids.keys);
 	free(k.ids.vals);
 	free(first2);
+	free(ids);
 	kview_close(&kv);
 	return err;
 }

@@ -94,6 +94,7 @@ struct profile_run {
 	struct stackcmd_opts o;
 	long hz;
 	struct profile_bpf *skel;
+	struct kbtf_custom kbtf;	/* until loaded */
 	/* continuous: --label's and the hostname, "k=v,k=v" */
 	const char *labels[MAX_LABELS];
 	int nlabels;
@@ -405,17 +406,16 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	struct profile_bpf *skel;
 	long max = perf_max_sample_rate();
 	int err, tmpl[2] = { -1, -1 };
-	struct kbtf_custom kb;
 
 	if (max > 0 && r->hz > max) {
 		msg("-F %ld: above the kernel's limit of %ld Hz (sysctl kernel.perf_event_max_sample_rate)",
 		    r->hz, max);
 		return -EINVAL;
 	}
-	skel = r->skel = KBTF_OPEN(profile, &kb);
+	skel = r->skel = KBTF_OPEN(profile, &r->kbtf);
 	if (!skel) {
 		err = -errno;
-		kbtf_close(&kb);
+		kbtf_close(&r->kbtf);
 		msg("cannot open the profile BPF object: %s", strerror(-err));
 		return err;
 	}
@@ -449,7 +449,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	small_template(skel->maps.count_slots, skel->maps.counts, &tmpl[0]);
 	small_template(skel->maps.stack_slots, skel->maps.stacks, &tmpl[1]);
 	err = profile_bpf__load(skel);
-	kbtf_close(&kb);
+	kbtf_close(&r->kbtf);
 	for (int i = 0; i < 2; i++)
 		if (tmpl[i] >= 0)
 			close(tmpl[i]);
@@ -938,12 +938,13 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 
 int cmd_profile(int argc, char **argv)
 {
-	struct profile_run r = {};
+	struct profile_run r = { .kbtf = KBTF_INIT };
 	char sub[128];
 	int ret;
 
 	ret = parse_args(&r, argc, argv);
 	if (!ret) {
+		KBTF_START(profile, &r.kbtf);
 		snprintf(sub, sizeof(sub), "cpu-clock at %ld Hz", r.hz);
 		/* pprof's CPU profile: a count and the CPU time it stands for */
 		int64_t period = 1000000000 / r.hz;
@@ -958,6 +959,7 @@ int cmd_profile(int argc, char **argv)
 				   .period = period } }, &r);
 	}
 	profile_bpf__destroy(r.skel);
+	kbtf_close(&r.kbtf);
 	session_opts_free(&r.o.s);
 	return ret < 0 ? 0 : ret;
 }

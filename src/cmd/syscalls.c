@@ -631,7 +631,7 @@ static int finish(struct sc_run *r, struct session *s)
 
 int cmd_syscalls(int argc, char **argv)
 {
-	struct sc_run r = { .kbtf.fd = -1 };
+	struct sc_run r = { .kbtf = KBTF_INIT };
 	struct session *s = NULL;
 	int ret, err;
 
@@ -639,6 +639,7 @@ int cmd_syscalls(int argc, char **argv)
 	if (ret)
 		goto out;
 	ret = 1;
+	KBTF_START(syscalls, &r.kbtf);
 	s = session_new(&r.o);
 	if (!s || session_launch(s))
 		goto out;

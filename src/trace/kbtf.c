@@ -569,8 +569,8 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 	uint32_t size;
 	int err;
 
-	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	c->types = 0;
 	err = kview_open(&kv, vmlinux ? vmlinux : VMLINUX_BTF);
 	if (err) {
 		free(first2);
@@ -627,13 +627,36 @@ out:
 	return err;
 }
 
-void kbtf_use(struct kbtf_custom *c, const void *elf, size_t elf_size,
-	      struct bpf_object_open_opts *opts)
+static void *make_it(void *arg)
 {
-	int err = kbtf_for_object(elf, elf_size, NULL, c);
+	struct kbtf_custom *c = arg;
 
-	if (err) {
-		debug("small kernel BTF: %s; libbpf reads the whole of it", strerror(-err));
+	c->err = kbtf_for_object(c->elf, c->elf_size, NULL, c);
+	return NULL;
+}
+
+void kbtf_start(struct kbtf_custom *c, const void *elf, size_t elf_size)
+{
+	c->fd = -1;
+	c->elf = elf;
+	c->elf_size = elf_size;
+	c->running = !pthread_create(&c->thread, NULL, make_it, c);
+	if (!c->running)
+		make_it(c);
+}
+
+static void wait_for_it(struct kbtf_custom *c)
+{
+	if (c->running)
+		pthread_join(c->thread, NULL);
+	c->running = false;
+}
+
+void kbtf_use(struct kbtf_custom *c, struct bpf_object_open_opts *opts)
+{
+	wait_for_it(c);
+	if (c->err) {
+		debug("small kernel BTF: %s; libbpf reads the whole of it", strerror(-c->err));
 		return;
 	}
 	opts->btf_custom_path = c->path;
@@ -642,6 +665,7 @@ void kbtf_use(struct kbtf_custom *c, const void *elf, size_t elf_size,
 
 void kbtf_close(struct kbtf_custom *c)
 {
+	wait_for_it(c);
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;

@@ -23,12 +23,20 @@
  * it as before. */
 #ifndef STACKSCOPE_KBTF_H
 #define STACKSCOPE_KBTF_H
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct kbtf_custom {
 	int fd;			/* a memfd holding the small BTF; -1: none */
 	char path[32];		/* "/proc/self/fd/N": btf_custom_path */
 	int types;		/* how many types it holds */
+	/* kbtf_start(): made on a thread of its own meanwhile */
+	const void *elf;
+	size_t elf_size;
+	pthread_t thread;
+	bool running;
+	int err;
 };
 
 /* The small BTF for the BPF object in elf (a skeleton's embedded ELF),
@@ -36,24 +44,38 @@ struct kbtf_custom {
  * with c->fd = -1; says nothing (the caller's fallback is silent too). */
 int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux,
 		    struct kbtf_custom *c);
+
+/* Starts making the small BTF on a thread (inline if none can start), so
+ * that it is ready when the object is opened: a command calls it first
+ * thing (KBTF_START), and its launch and other set-up run meanwhile. */
+void kbtf_start(struct kbtf_custom *c, const void *elf, size_t elf_size);
 struct bpf_object_open_opts;
-/* Makes the small BTF for the object in elf and points opts at it (its
- * btf_custom_path); leaves opts alone when it cannot be made, so libbpf
- * reads the whole kernel BTF as before.  c stays open until the object
- * is loaded; kbtf_close() after. */
-void kbtf_use(struct kbtf_custom *c, const void *elf, size_t elf_size,
-	      struct bpf_object_open_opts *opts);
+/* Waits for the small BTF and points opts at it (btf_custom_path);
+ * leaves opts alone when it could not be made, so libbpf reads the whole
+ * kernel BTF as before.  c stays open until the object is loaded;
+ * kbtf_close() after (and on every path: it also waits). */
+void kbtf_use(struct kbtf_custom *c, struct bpf_object_open_opts *opts);
 void kbtf_close(struct kbtf_custom *c);
 
-/* A skeleton's open (NAME_bpf__open) against the small BTF made in kb:
- * KBTF_OPEN(syscalls, &kb). */
-#define KBTF_OPEN(name, kb)                                                       \
+/* Not started, nothing to close: a struct kbtf_custom's initializer. */
+#define KBTF_INIT { .fd = -1 }
+/* kbtf_start() for skeleton NAME (NAME_bpf__elf_bytes). */
+#define KBTF_START(name, kb)                                                      \
 	({                                                                        \
-		LIBBPF_OPTS(bpf_object_open_opts, kbtf_oo_);                      \
 		size_t kbtf_sz_;                                                  \
 		const void *kbtf_elf_ = name##_bpf__elf_bytes(&kbtf_sz_);         \
                                                                                   \
-		kbtf_use(kb, kbtf_elf_, kbtf_sz_, &kbtf_oo_);                     \
+		kbtf_start(kb, kbtf_elf_, kbtf_sz_);                              \
+	})
+/* A skeleton's open (NAME_bpf__open) against the small BTF in kb, started
+ * here unless KBTF_START did: KBTF_OPEN(syscalls, &kb). */
+#define KBTF_OPEN(name, kb)                                                       \
+	({                                                                        \
+		LIBBPF_OPTS(bpf_object_open_opts, kbtf_oo_);                      \
+                                                                                  \
+		if (!(kb)->elf)                                                   \
+			KBTF_START(name, kb);                                     \
+		kbtf_use(kb, &kbtf_oo_);                                          \
 		name##_bpf__open_opts(&kbtf_oo_);                                 \
 	})
 

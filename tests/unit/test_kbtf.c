@@ -66,7 +66,7 @@ TEST(kbtf_small_btf_gives_the_kernels_offsets)
 {
 	size_t sz;
 	const void *elf = profile_bpf__elf_bytes(&sz);
-	struct kbtf_custom c;
+	struct kbtf_custom c = KBTF_INIT;
 	struct btf *small = NULL, *full = NULL;
 	int err = kbtf_for_object(elf, sz, NULL, &c), ptrs = 0;
 
@@ -115,7 +115,7 @@ out:
  * reading the kernel's (the relocations resolve; the verifier agrees). */
 TEST(kbtf_object_loads_against_the_small_btf)
 {
-	struct kbtf_custom c;
+	struct kbtf_custom c = KBTF_INIT;
 	struct syscalls_bpf *skel = KBTF_OPEN(syscalls, &c);
 	int err;
 
@@ -152,7 +152,7 @@ TEST(kbtf_bad_kernel_btf_fails_cleanly)
 {
 	size_t sz;
 	const void *elf = syscalls_bpf__elf_bytes(&sz);
-	struct kbtf_custom c;
+	struct kbtf_custom c = KBTF_INIT;
 	char head[4096], path[32];
 	int fd, kfd, n;
 

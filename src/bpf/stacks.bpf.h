@@ -46,11 +46,16 @@ struct {
 	__type(value, __u64);
 } stack_errors SEC(".maps");
 
-/* 64-bit FNV-1a over the words, then a final avalanche (murmur3 fmix64). */
-static __always_inline __u64 hash_ips(const struct stack_trace *st, __u64 seed)
+/* 64-bit FNV-1a over the words, then a final avalanche (murmur3 fmix64).
+ * A global function: the verifier walks its loop of STACK_MAX_DEPTH once
+ * for the whole object, not once per caller (a quarter of profile's
+ * sample program's verification when it was inlined twice). */
+__noinline __u64 hash_ips(const struct stack_trace *st, __u64 seed)
 {
 	__u64 h = 0xcbf29ce484222325ULL ^ seed;
 
+	if (!st)
+		return STACK_HASH_BIT;
 	for (int i = 0; i < STACK_MAX_DEPTH; i++) {
 		if (i >= (int)st->nr)
 			break;

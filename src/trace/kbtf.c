@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
@@ -637,10 +638,18 @@ static void *make_it(void *arg)
 
 void kbtf_start(struct kbtf_custom *c, const void *elf, size_t elf_size)
 {
+	sigset_t all, old;
+
 	c->fd = -1;
 	c->elf = elf;
 	c->elf_size = elf_size;
+	/* the thread takes no signal: they stay for the run's own handling
+	 * (a signal the main thread blocks for its signalfd would otherwise
+	 * go to this one, with its default action) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	c->running = !pthread_create(&c->thread, NULL, make_it, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!c->running)
 		make_it(c);
 }

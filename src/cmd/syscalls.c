@@ -86,6 +86,7 @@ struct sc_run {
 	struct frame frames[UNWIND_MAX_DEPTH];	/* the stack being printed (-k) */
 	struct syslines w;
 	uint64_t lost_seen;	/* the running loss total last reported */
+	int without_format;	/* syscalls decoded without reading their format */
 	uint64_t records;
 };
 
@@ -244,6 +245,22 @@ static const struct sc_info *first_record(struct sc_run *r, int nr)
 	return si;
 }
 
+/* What decodes syscall nr's records: a text line whose decoder says how
+ * to show every argument needs no format (nor a check of the spec, which
+ * its decoder made too); else the format, read at its first record. */
+static const struct sc_info *info_for(struct sc_run *r, int nr)
+{
+	const struct sc_info *si = sc_table_peek(r->table, nr);
+
+	if (r->format == REPORT_TEXT && sc_decoder_self_sufficient(si->dec)) {
+		if (!r->seen[nr])
+			r->without_format++;
+		r->seen[nr] = true;
+		return si;
+	}
+	return r->seen[nr] ? sc_table_get(r->table, nr) : first_record(r, nr);
+}
+
 /* Records lost since the last one reported, inline where they went. */
 static void report_lost(struct sc_run *r, uint64_t total)
 {
@@ -268,7 +285,7 @@ static void print_call(struct sc_run *r, const struct sc_record *rec, size_t siz
 
 	if (rec->nr >= SC_NR_MAX)
 		return;
-	si = r->seen[rec->nr] ? sc_table_get(r->table, rec->nr) : first_record(r, rec->nr);
+	si = info_for(r, rec->nr);
 	if (!(rec->flags & SC_F_STACK)) {
 		syslines_call(&r->w, si, rec, size, r->stacks ? &(struct sysline_stack){ .n = -1 } : NULL);
 		return;
@@ -620,7 +637,8 @@ static int finish(struct sc_run *r, struct session *s)
 		session_count(s, "calls counted in the kernel", print_summary_table(r), 0);
 	}
 	/* the formats of the syscalls decoded, no others */
-	debug("%d syscall formats read", sc_table_formats_read(r->table));
+	debug("%d syscall formats read, %d syscalls decoded without theirs",
+	      sc_table_formats_read(r->table), r->without_format);
 	session_count(s, "filtered out", percpu_sum(stats, SCSTAT_FILTERED), SESSION_IF_ANY);
 	session_count(s, "records lost for want of memory", percpu_sum(stats, SCSTAT_NO_STORAGE),
 		      SESSION_LOSS | SESSION_IF_ANY);

@@ -320,6 +320,16 @@ static int decoder_nargs(const struct sc_decoder *d)
 	return n;
 }
 
+bool sc_decoder_self_sufficient(const struct sc_decoder *d)
+{
+	if (!d || d->layout)
+		return false;
+	for (int i = 0; i < decoder_nargs(d); i++)
+		if (d->args[i] == A_AUTO)
+			return false;
+	return true;
+}
+
 /* What argument `arg` is shown as: the decoder's kind, else by type. */
 static enum akind arg_kind(const struct sc_info *si, const struct sc_decoder *d, int arg)
 {

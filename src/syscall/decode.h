@@ -34,6 +34,11 @@ struct sc_info {
 
 /* The decoder of a syscall by name, or NULL. */
 const struct sc_decoder *sc_decoder_find(const char *name);
+/* Whether a text line of the syscall needs nothing from its format: its
+ * decoder (d, may be NULL) lists the arguments it shows in order and
+ * says how to show each.  JSON and trace events still name arguments
+ * from the format. */
+bool sc_decoder_self_sufficient(const struct sc_decoder *d);
 
 /* The capture spec BPF follows for this syscall (flags except
  * SC_SPEC_TRACE, which the caller sets from -e). */

@@ -192,6 +192,11 @@ const struct sc_info *sc_table_get(struct sc_table *t, int nr)
 	return &t->info[nr];
 }
 
+const struct sc_info *sc_table_peek(const struct sc_table *t, int nr)
+{
+	return nr >= 0 && nr < SC_NR_MAX ? &t->info[nr] : NULL;
+}
+
 const char *sc_table_name(const struct sc_table *t, int nr)
 {
 	return nr >= 0 && nr < SC_NR_MAX ? t->info[nr].name : NULL;

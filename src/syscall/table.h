@@ -24,6 +24,9 @@ void sc_table_free(struct sc_table *t);
  * "syscall_NNN".  Reads the syscall's format (its arguments) the first
  * time. */
 const struct sc_info *sc_table_get(struct sc_table *t, int nr);
+/* The same without reading the format: its arguments only if it was
+ * read before (nargs -1 otherwise). */
+const struct sc_info *sc_table_peek(const struct sc_table *t, int nr);
 /* The name alone, nothing read; NULL out of range. */
 const char *sc_table_name(const struct sc_table *t, int nr);
 /* The capture spec of syscall nr (sc_spec_for()) without reading its

@@ -62,7 +62,7 @@ $(BUILD)/stackscope: $(OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # ---- tests ----------------------------------------------------------------
-$(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard tests/unit/*.h src/*.h src/*/*.h)
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(SKELS) $(wildcard tests/unit/*.h src/*.h src/*/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
 

@@ -29,6 +29,7 @@ struct proc {
 	struct aspace *as;	/* as[0] begins at 0: what the pid was before */
 	uint32_t nas;
 	uint8_t exit_seen;	/* collections since its exit record (0: none) */
+	bool listed;		/* its pid is in the table's `exiting` */
 };
 
 struct proctab {
@@ -38,6 +39,12 @@ struct proctab {
 	bool forget_unsampled;
 	bool forget_exited;	/* proctab_forget_exited() */
 	size_t exited, dropped;	/* exited processes kept; dropped */
+	/* the pids of the exited processes a collection still has work for
+	 * (it walks these, not the whole table); walk_all: the list was lost
+	 * (out of memory) or the modes changed, the next one walks all */
+	uint32_t *exiting;
+	size_t nexiting, exiting_cap;
+	bool walk_all;
 	size_t paths_kept;	/* paths after the last compaction */
 };
 
@@ -78,6 +85,7 @@ void proctab_free(struct proctab *pt)
 	}
 	htab_free(pt->procs);
 	strpool_free(pt->paths);
+	free(pt->exiting);
 	free(pt);
 }
 
@@ -473,6 +481,34 @@ static void compact(struct proc *p)
 void proctab_forget_unsampled(struct proctab *pt)
 {
 	pt->forget_unsampled = true;
+	pt->walk_all = true;	/* processes done with may have work again */
+}
+
+/* p's pid into `exiting`, unless there already. */
+static void list_exiting(struct proctab *pt, struct proc *p)
+{
+	if (p->listed || pt->walk_all)
+		return;
+	if (pt->nexiting == pt->exiting_cap) {
+		uint32_t *v = array_grow(pt->exiting, &pt->exiting_cap, sizeof(*v));
+
+		pt->exiting = v;
+		if (!v) {
+			pt->nexiting = pt->exiting_cap = 0;
+			pt->walk_all = true;
+			return;
+		}
+	}
+	pt->exiting[pt->nexiting++] = p->pid;
+	p->listed = true;
+}
+
+/* A process's exit record was read (or its exit found otherwise). */
+static void mark_exited(struct proctab *pt, struct proc *p)
+{
+	p->exit_seen = 1;
+	pt->exited++;
+	list_exiting(pt, p);
 }
 
 int proctab_exit(struct proctab *pt, uint32_t pid, uint64_t time)
@@ -482,8 +518,7 @@ int proctab_exit(struct proctab *pt, uint32_t pid, uint64_t time)
 	/* unknown, or the exit of an older process under the pid */
 	if (!p || p->exit_seen || (time && p->as[p->nas - 1].begin > time))
 		return 0;
-	p->exit_seen = 1;
-	pt->exited++;
+	mark_exited(pt, p);
 	return 0;
 }
 
@@ -508,9 +543,22 @@ static int gone_add(struct gone *g, struct proc *p)
 	return 0;
 }
 
+/* pid out of `exiting` (a process dropped while listed). */
+static void unlist(struct proctab *pt, struct proc *p)
+{
+	for (size_t i = 0; p->listed && i < pt->nexiting; i++) {
+		if (pt->exiting[i] == p->pid) {
+			pt->exiting[i] = pt->exiting[--pt->nexiting];
+			break;
+		}
+	}
+	p->listed = false;
+}
+
 static size_t gone_drop(struct proctab *pt, struct gone *g)
 {
 	for (size_t i = 0; i < g->n; i++) {
+		unlist(pt, g->v[i]);
 		htab_remove(pt->procs, mix64(g->v[i]->pid), &g->v[i]->pid, proc_eq);
 		proc_free(g->v[i]);
 	}
@@ -520,36 +568,69 @@ static size_t gone_drop(struct proctab *pt, struct gone *g)
 	return g->n;
 }
 
-size_t proctab_collect(struct proctab *pt, bool final)
+/* What a collection does to one exited process: false when it has no
+ * more work for it (dropped, compacted, or kept until released), true
+ * to look again at the next. */
+static bool collect_one(struct proctab *pt, struct proc *p, bool final, struct gone *g)
 {
-	struct gone g = { 0 };
+	bool used = false;
+
+	/* its last samples may still be in a ring buffer until a whole
+	 * drain has passed since its exit record was read (counted in
+	 * every mode: proctab_done(), proctab_release()) */
+	if (p->exit_seen < 3 && !final) {
+		p->exit_seen++;
+		return true;
+	}
+	if (p->exit_seen > 3 || (!pt->forget_unsampled && !pt->forget_exited))
+		return false;	/* kept, compacted; or kept until released */
+	for (uint32_t i = 0; i < p->nas && !pt->forget_exited; i++)
+		used |= p->as[i].used;
+	if (used) {
+		compact(p);
+		p->exit_seen = 4;
+		return false;
+	}
+	return gone_add(g, p) != 0;	/* out of memory: next time */
+}
+
+/* The walk of every process, where the list cannot be trusted: it lists
+ * again those with work left. */
+static void collect_all(struct proctab *pt, bool final, struct gone *g)
+{
 	size_t pos = 0;
 	struct proc *p;
 
+	pt->nexiting = 0;
+	pt->walk_all = false;
 	while ((p = htab_next(pt->procs, &pos))) {
-		bool used = false;
-
-		if (!p->exit_seen)
-			continue;
-		/* its last samples may still be in a ring buffer until a whole
-		 * drain has passed since its exit record was read (counted in
-		 * every mode: proctab_done(), proctab_release()) */
-		if (p->exit_seen < 3 && !final) {
-			p->exit_seen++;
-			continue;
-		}
-		if (p->exit_seen > 3 || (!pt->forget_unsampled && !pt->forget_exited))
-			continue;	/* kept, compacted; or kept until released */
-		for (uint32_t i = 0; i < p->nas && !pt->forget_exited; i++)
-			used |= p->as[i].used;
-		if (used) {
-			compact(p);
-			p->exit_seen = 4;
-			continue;
-		}
-		if (gone_add(&g, p))
-			break;
+		p->listed = false;
+		if (p->exit_seen && collect_one(pt, p, final, g))
+			list_exiting(pt, p);
 	}
+}
+
+size_t proctab_collect(struct proctab *pt, bool final)
+{
+	struct gone g = { 0 };
+	size_t keep = 0;
+
+	if (pt->walk_all) {
+		collect_all(pt, final, &g);
+		return gone_drop(pt, &g);
+	}
+	for (size_t i = 0; i < pt->nexiting; i++) {
+		struct proc *p = lookup(pt, pt->exiting[i]);
+
+		if (!p || !p->listed)
+			continue;
+		/* exit_seen 0: a new process under the pid since */
+		if (p->exit_seen && collect_one(pt, p, final, &g))
+			pt->exiting[keep++] = p->pid;
+		else
+			p->listed = false;
+	}
+	pt->nexiting = keep;
 	return gone_drop(pt, &g);
 }
 
@@ -561,8 +642,7 @@ size_t proctab_reap(struct proctab *pt)
 	while ((p = htab_next(pt->procs, &pos))) {
 		if (p->exit_seen || kill((pid_t)p->pid, 0) == 0 || errno != ESRCH)
 			continue;
-		p->exit_seen = 1;
-		pt->exited++;
+		mark_exited(pt, p);
 		n++;
 	}
 	return n;
@@ -578,6 +658,7 @@ bool proctab_done(struct proctab *pt, uint32_t pid)
 void proctab_forget_exited(struct proctab *pt)
 {
 	pt->forget_exited = true;
+	pt->walk_all = true;	/* processes done with may have work again */
 }
 
 size_t proctab_release(struct proctab *pt)

@@ -791,6 +791,53 @@ TEST(proctab_forget_exited_streaming)
 	proctab_free(pt);
 }
 
+/* A collection looks at the processes that exited, not at the whole
+ * table: among a thousand live ones, the exited go on the same schedule;
+ * a pid that exits, is forked anew and exits again goes once; and a
+ * process kept until released (no forget mode then) is taken up again
+ * when one is switched on. */
+TEST(proctab_collect_among_many_live)
+{
+	struct proctab *pt = proctab_new();
+	struct mapping a = map(0x1000, 0x2000, 0, "/usr/bin/sampled");
+	uint32_t parent = 0x7fff0000, first = 0x7fff0001, nlive = 1000;
+	uint32_t gone = first + nlive, again = gone + 1, kept = gone + 2;
+	size_t procs, exited, dropped;
+
+	CHECK(pt);
+	CHECK_INT(proctab_exec(pt, parent, 5), 0);
+	CHECK_INT(proctab_mmap(pt, parent, &a, 6), 0);
+	for (uint32_t pid = first; pid <= kept; pid++)
+		CHECK_INT(proctab_fork(pt, parent, pid, 10), 0);
+	/* no forget mode yet: kept exits and stays until released */
+	CHECK_INT(proctab_exit(pt, kept, 20), 0);
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(proctab_collect(pt, false), 0);
+	proctab_stats(pt, &procs, &exited, &dropped);
+	CHECK_INT(procs, nlive + 4);
+	CHECK_INT(exited, 1);
+	proctab_forget_exited(pt);
+	CHECK_INT(proctab_exit(pt, gone, 30), 0);
+	CHECK_INT(proctab_exit(pt, again, 30), 0);
+	CHECK_INT(proctab_fork(pt, parent, again, 31), 0);
+	CHECK_INT(proctab_exit(pt, again, 32), 0);
+	/* kept: taken up at once; gone and again: two whole drains first */
+	CHECK_INT(proctab_collect(pt, false), 1);
+	CHECK(!proctab_known(pt, kept));
+	CHECK_INT(proctab_collect(pt, false), 0);
+	CHECK_INT(proctab_collect(pt, false), 2);
+	CHECK_INT(proctab_collect(pt, false), 0);
+	proctab_stats(pt, &procs, &exited, &dropped);
+	CHECK_INT(procs, nlive + 1);
+	CHECK_INT(exited, 0);
+	CHECK_INT(dropped, 3);
+	for (uint32_t pid = first; pid < first + nlive; pid += 111)
+		CHECK(proctab_find(pt, pid, 40, 0x1800) != NULL);
+	CHECK(!proctab_known(pt, gone));
+	CHECK(!proctab_known(pt, again));
+	proctab_free(pt);
+}
+
 struct path_seen {
 	size_t n;
 	bool ok;

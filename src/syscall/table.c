@@ -165,22 +165,20 @@ struct sc_table *sc_table_load_dir(const char *dir)
 
 struct sc_table *sc_table_load(void)
 {
-	struct tracefs *tfs = tracefs_open();
-	char events[128];
-	struct sc_table *t;
+	struct sc_table *t = table_new();
+	int fd;
 
-	if (!tfs) {
-		msg("syscall arguments shown raw");
-		return sc_table_load_dir(NULL);
-	}
-	/* the directory stays open: a privately mounted tracefs goes away
-	 * at once (detached), and the formats are still read through it */
-	snprintf(events, sizeof(events), "%s/syscalls", tracefs_events(tfs));
-	t = sc_table_load_dir(events);
-	tracefs_close(tfs);
-	if (t && t->dirfd < 0)
+	if (!t)
+		return NULL;
+	/* the directory stays open: a tracefs of our own (or a privately
+	 * mounted one, detached at once) lives on through it */
+	fd = tracefs_events_dir("syscalls");
+	if (fd == -ENOENT)
 		msg("tracefs has no syscall events (CONFIG_FTRACE_SYSCALLS off?); syscall "
 		    "arguments shown raw");
+	else if (fd < 0)
+		msg("syscall arguments shown raw");
+	t->dirfd = fd >= 0 ? fd : -1;
 	return t;
 }
 

@@ -20,7 +20,13 @@ ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
             -Isrc -I$(BUILD) -D_GNU_SOURCE $(SANFLAGS)
-LDLIBS   += -lbpf -lelf -ldw -lz -lpthread -ldl
+# libbpf, libdw and what they need linked in from Debian's -dev packages'
+# static archives: the dynamic loader then maps and relocates only libc,
+# not six more shared libraries, at every start (`--version`: 9 -> 7 ms).
+# Their symbols are not exported, so a library opened later (libcurl)
+# still binds its own.
+STATIC_LIBS ?= -lbpf -ldw -lelf -lz -llzma -lbz2
+LDLIBS   += -Wl,-Bstatic $(STATIC_LIBS) -Wl,-Bdynamic -lpthread -ldl
 BPFCFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Isrc -Wall -Wno-unused-function
 
 SRCS     := $(filter-out %.bpf.c,$(wildcard src/*.c src/*/*.c))

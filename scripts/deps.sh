@@ -11,7 +11,7 @@
 #                           (`make man`); building and installing need nothing
 set -eu
 
-build="make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libcurl4-openssl-dev pkg-config systemtap-sdt-dev"
+build="make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libbz2-dev libcurl4-openssl-dev pkg-config systemtap-sdt-dev"
 test="$build gcc binutils libxml2-utils python3 strace golang-go mandoc dwz"
 fuzz="$test libclang-rt-dev"
 bench="$build gcc linux-perf bpftrace hyperfine time strace uftrace"

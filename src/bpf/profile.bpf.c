@@ -32,9 +32,12 @@ const volatile bool per_thread = false;
  * without windows stays in slot 0 and gives slot 1's maps one entry. */
 volatile __u32 slot;
 
+/* Sized by user space before load (cmd/profile.c): this for a run over
+ * every process; a power of two, as the kernel rounds its buckets up to
+ * one (16 bytes each, allocated and written at creation) */
 struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 40960);
+	__uint(max_entries, 65536);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct profile_key);
 	__type(value, __u64);

@@ -398,6 +398,20 @@ static void small_template(struct bpf_map *outer, const struct bpf_map *like, in
 
 static int name_exited(void *ctx, struct stackpipe *sp);
 
+/* Keys `counts` holds in a run filtered to a command or -p: distinct
+ * (process, thread name, stacks) of those processes alive or not yet
+ * named (one-shot runs take exited processes' keys out at each trim).
+ * A run over every process keeps profile.bpf.c's 65,536.  Creating the
+ * map writes a bucket per key rounded up to a power of two: 16,384 took
+ * 0.5-0.7 ms here, 65,536 (and 40,960, the size before) 5-6.5 ms.  A
+ * sample whose key finds the map full is counted as lost. */
+#define COUNTS_FILTERED 16384
+/* Processes kunwind_told (an LRU hash, every entry preallocated at
+ * creation: 4,096 took 1-1.5 ms here, 1,024 0.2-0.3 ms) remembers in such
+ * a run: one for each process whose tables are awaited; one evicted is
+ * only told again sooner (one more miss record). */
+#define TOLD_FILTERED 1024
+
 /* Load, fill the filter, then fork/exec tracking before sampling, so no
  * generation is missed. */
 static int setup(void *ctx, struct session *s, struct stackpipe *sp)
@@ -435,11 +449,17 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		bpf_map__set_max_entries(skel->maps.snapshots, 4096);
 	if (stackcmd_kunwind(&r->o)) {
 		bpf_map__set_max_entries(skel->maps.unwind_rows, r->o.unwind_rows);
+		if (session_filtered(s))
+			bpf_map__set_max_entries(skel->maps.kunwind_told, TOLD_FILTERED);
 	} else {
 		bpf_map__set_max_entries(skel->maps.unwind_rows, 1);
 		bpf_map__set_max_entries(skel->maps.unwind_procs, 1);
 		bpf_map__set_max_entries(skel->maps.kunwind_miss, 4096);
 		bpf_map__set_max_entries(skel->maps.kunwind_told, 1);
+	}
+	if (session_filtered(s)) {
+		bpf_map__set_max_entries(skel->maps.counts, COUNTS_FILTERED);
+		bpf_map__set_max_entries(skel->maps.counts_b, COUNTS_FILTERED);
 	}
 	if (r->o.every <= 0) {
 		/* one window: slot 1 is never written */
@@ -929,6 +949,11 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 		      (unsigned long long)r->early_counts, (unsigned long long)r->early_kstacks,
 		      (unsigned long long)r->early_copies);
 	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
+	/* the only other drop, a slot without its map, cannot happen */
+	if (stat_sum(r, PSTAT_DROPPED))
+		msg("%llu samples lost: the kernel's counts map (%u keys) was full",
+		    (unsigned long long)stat_sum(r, PSTAT_DROPPED),
+		    bpf_map__max_entries(r->skel->maps.counts));
 	stackpipe_count(sp, s, "samples", stat_sum(r, PSTAT_SAMPLES),
 			stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),
 			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +

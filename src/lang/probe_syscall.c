@@ -233,7 +233,7 @@ int sys_arg_access(const struct lang_sys_point *sp, const char *field,
 {
 	const struct sc_info *si = sp->si;
 
-	for (int i = 0; i < si->nargs && i < SC_ARGS; i++) {
+	for (int i = 0; si->args && i < si->nargs && i < SC_ARGS; i++) {
 		const char *type = si->args[i].type;
 		int cap = sp->spec->args[i].cap;
 
@@ -301,7 +301,7 @@ static int sys_attach(struct session *s, struct lang_probes *pr, const struct la
 
 static void list_args(FILE *f, const struct sc_info *si, const struct sc_spec *spec, bool ret)
 {
-	for (int i = 0; i < si->nargs && i < SC_ARGS; i++) {
+	for (int i = 0; si->args && i < si->nargs && i < SC_ARGS; i++) {
 		int cap = spec->args[i].cap;
 
 		fprintf(f, "    %s %s%s\n", si->args[i].type, si->args[i].name,

@@ -250,11 +250,13 @@ struct stacks *stacks_new(void)
 
 	if (!s)
 		return NULL;
+	/* small at first (they grow): a short run's model holds a few
+	 * stacks, and every page written at start-up is a page fault */
 	s->names = strpool_new();
-	s->index = htab_new(512);
-	s->modules = htab_new(64);
-	s->srcs = htab_new(64);
-	s->frames = htab_new(1024);
+	s->index = htab_new(32);
+	s->modules = htab_new(32);
+	s->srcs = htab_new(32);
+	s->frames = htab_new(64);
 	if (!s->names || !s->index || !s->modules || !s->srcs || !s->frames) {
 		stacks_free(s);
 		errno = ENOMEM;

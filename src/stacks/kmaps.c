@@ -142,7 +142,9 @@ struct kstacks *kstacks_take(int stacks_fd)
 		errno = (int)-n;
 		return NULL;
 	}
-	qsort(k->v, k->n, sizeof(*k->v), kstack_cmp);
+	/* none taken: k->v is NULL, which qsort() may not be given */
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), kstack_cmp);
 	return k;
 }
 

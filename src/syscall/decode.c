@@ -337,7 +337,7 @@ static enum akind arg_kind(const struct sc_info *si, const struct sc_decoder *d,
 
 	if (k != A_AUTO && k != A_NONE)
 		return k;
-	if (si->nargs < 0 || arg >= si->nargs)
+	if (!si->args || arg >= si->nargs)
 		return A_RAW;
 	k = akind_of_string(&si->args[arg]);
 	return k != A_NONE ? k : akind_of_type(&si->args[arg]);
@@ -576,7 +576,7 @@ void sc_print_json(FILE *f, const struct sc_info *si, const struct sc_record *r,
 		char fallback[8];
 		const char *name = rd.it[i].label;
 
-		if (!name && arg < si->nargs && si->args[arg].name[0])
+		if (!name && si->args && arg < si->nargs && si->args[arg].name[0])
 			name = si->args[arg].name;
 		if (!name) {
 			snprintf(fallback, sizeof(fallback), "arg%d", arg);

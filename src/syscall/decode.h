@@ -23,12 +23,14 @@ struct sc_argdesc {
 	char type[64];		/* "const char *"; "" when unknown */
 };
 
-/* What is known of one syscall of this kernel. */
+/* What is known of one syscall of this kernel.  The argument
+ * descriptions take memory only once a format was read: a table holds
+ * every number the kernel may have, and a run decodes a few. */
 struct sc_info {
 	int nr;
 	const char *name;	/* "openat" (strace's name: "stat" not "newstat") */
 	int nargs;		/* from tracefs; -1 when the kernel gave no format */
-	struct sc_argdesc args[SC_ARGS];
+	const struct sc_argdesc *args;	/* nargs of them (at most SC_ARGS); NULL: none */
 	const struct sc_decoder *dec;	/* sc_decoder_find(name), may be NULL */
 };
 

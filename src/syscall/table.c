@@ -12,6 +12,9 @@
 #include "trace/tracefs.h"
 #include "syscall/names_x86_64.h"
 
+/* About 57 KB: every number's name and decoder; the argument
+ * descriptions (192 bytes a syscall with a format, owned here) are
+ * allocated by read_format(). */
 struct sc_table {
 	struct sc_info info[SC_NR_MAX];
 	char unnamed[SC_NR_MAX][16];	/* "syscall_NNN" */
@@ -89,7 +92,8 @@ static bool parse_field(const char *line, struct sc_argdesc *a)
 static void read_format(struct sc_table *t, struct sc_info *si)
 {
 	char path[300], buf[FORMAT_MAX];
-	struct sc_argdesc a;
+	struct sc_argdesc a, args[SC_ARGS];
+	struct sc_argdesc *copy;
 	size_t len = 0;
 	ssize_t got;
 	int fd, n = 0;
@@ -111,8 +115,17 @@ static void read_format(struct sc_table *t, struct sc_info *si)
 		    !strcmp(a.name, "__syscall_nr"))
 			continue;
 		if (n < SC_ARGS)
-			si->args[n++] = a;
+			args[n++] = a;
 	}
+	copy = n ? malloc(n * sizeof(*copy)) : NULL;
+	if (n && !copy) {
+		/* shown raw, as without a format */
+		debug("syscall %s: out of memory for its arguments", si->name);
+		return;
+	}
+	if (n)
+		memcpy(copy, args, n * sizeof(*copy));
+	si->args = copy;
 	si->nargs = n;
 }
 
@@ -152,22 +165,20 @@ struct sc_table *sc_table_load_dir(const char *dir)
 
 struct sc_table *sc_table_load(void)
 {
-	struct tracefs *tfs = tracefs_open();
-	char events[128];
-	struct sc_table *t;
+	struct sc_table *t = table_new();
+	int fd;
 
-	if (!tfs) {
-		msg("syscall arguments shown raw");
-		return sc_table_load_dir(NULL);
-	}
-	/* the directory stays open: a privately mounted tracefs goes away
-	 * at once (detached), and the formats are still read through it */
-	snprintf(events, sizeof(events), "%s/syscalls", tracefs_events(tfs));
-	t = sc_table_load_dir(events);
-	tracefs_close(tfs);
-	if (t && t->dirfd < 0)
+	if (!t)
+		return NULL;
+	/* the directory stays open: a tracefs of our own (or a privately
+	 * mounted one, detached at once) lives on through it */
+	fd = tracefs_events_dir("syscalls");
+	if (fd == -ENOENT)
 		msg("tracefs has no syscall events (CONFIG_FTRACE_SYSCALLS off?); syscall "
 		    "arguments shown raw");
+	else if (fd < 0)
+		msg("syscall arguments shown raw");
+	t->dirfd = fd >= 0 ? fd : -1;
 	return t;
 }
 
@@ -177,6 +188,8 @@ void sc_table_free(struct sc_table *t)
 		return;
 	if (t->dirfd >= 0)
 		close(t->dirfd);
+	for (int nr = 0; nr < SC_NR_MAX; nr++)
+		free((void *)t->info[nr].args);
 	free(t);
 }
 

@@ -1,8 +1,9 @@
 /* The syscalls of the running kernel: numbers and names (the x86_64
  * numbering), and the argument names and C types of each from the
  * kernel's own tracefs descriptions (events/syscalls/sys_enter_NAME/format),
- * each read when first needed.  tracefs is mounted privately when it is
- * not mounted, and detached at once: the formats' directory stays open. */
+ * each read when first needed, through the formats' directory kept open
+ * (trace/tracefs.h's tracefs_events_dir(): where tracefs is not mounted,
+ * an instance of the process's own, attached nowhere). */
 #ifndef STACKSCOPE_SYSCALL_TABLE_H
 #define STACKSCOPE_SYSCALL_TABLE_H
 #include "syscall/decode.h"

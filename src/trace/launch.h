@@ -1,8 +1,12 @@
 /* Launching a command gated until tracing is live.
  *
- * launch_start() forks a child that waits on a pipe; the caller puts the
+ * launch_start() starts a child that waits on a pipe; the caller puts the
  * child's pid in its filters and attaches, then launch_release() lets it
- * exec.  The child dies with its parent (PR_SET_PDEATHSIG), so a killed
+ * exec.  The child shares the parent's memory until its exec (a clone
+ * with CLONE_VM, on a stack of its own, making system calls only): a
+ * forked child would make every page the parent writes while it sets up
+ * a copy-on-write fault.  (valgrind refuses such a clone: under it, use
+ * -p on a process started otherwise.)  The child dies with its parent (PR_SET_PDEATHSIG), so a killed
  * stackscope leaves no gated command behind. */
 #ifndef STACKSCOPE_TRACE_LAUNCH_H
 #define STACKSCOPE_TRACE_LAUNCH_H
@@ -15,6 +19,7 @@ struct launch {
 	int err_fd;		/* read end: errno of a failed exec, EOF on success */
 	int status;		/* wait status once reaped */
 	int reaped;
+	void *stack;		/* the gated child's stack and arguments (launch.c) */
 };
 
 /* The file execvp() would run for cmd (PATH search; a name with a slash

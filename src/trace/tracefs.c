@@ -3,8 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/mount.h>
 #include "common.h"
 #include "trace/tracefs.h"
 
@@ -98,4 +101,65 @@ int tracefs_event_id(const struct tracefs *t, const char *sub, const char *event
 	buf[n] = 0;
 	id = atoi(buf);
 	return id > 0 ? id : -EIO;
+}
+
+/* A tracefs instance of our own, attached nowhere: its root, or -errno. */
+static int tracefs_detached(void)
+{
+#if defined(SYS_fsopen) && defined(SYS_fsconfig) && defined(SYS_fsmount)
+	int fs = syscall(SYS_fsopen, "tracefs", FSOPEN_CLOEXEC), mnt, err;
+
+	if (fs < 0)
+		return -errno;
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0)) {
+		err = -errno;
+		close(fs);
+		return err;
+	}
+	mnt = syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+		      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	err = -errno;
+	close(fs);
+	return mnt >= 0 ? mnt : err;
+#else
+	return -ENOSYS;
+#endif
+}
+
+int tracefs_events_dir(const char *sub)
+{
+	static const char *const mounted[] = { "/sys/kernel/tracing/events",
+					       "/sys/kernel/debug/tracing/events" };
+	struct tracefs *t;
+	char path[128];
+	int root, fd;
+
+	if (!name_ok(sub))
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(mounted); i++) {
+		if (!is_dir(mounted[i]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", mounted[i], sub);
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return fd >= 0 ? fd : -errno;
+	}
+	root = tracefs_detached();
+	if (root >= 0) {
+		snprintf(path, sizeof(path), "events/%s", sub);
+		fd = openat(root, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			fd = -errno;
+		close(root);
+		return fd;
+	}
+	debug("tracefs of our own (fsopen): %s; mounting it under /run", strerror(-root));
+	t = tracefs_open();
+	if (!t)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/%s", t->events, sub);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		fd = -errno;
+	tracefs_close(t);
+	return fd;
 }

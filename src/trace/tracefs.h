@@ -17,4 +17,13 @@ const char *tracefs_events(const struct tracefs *t);
  * '/' or "..", which would leave the events directory). */
 int tracefs_event_id(const struct tracefs *t, const char *sub, const char *event);
 
+/* A directory descriptor (O_CLOEXEC) of events/SUB, for reading files
+ * under it: from the mounted tracefs, else from an instance the kernel
+ * makes for this process alone (fsopen/fsmount, attached nowhere, gone
+ * with the last descriptor: no directory under /run, no mount to take
+ * away, which cost 1-8 ms here for the unmount's wait), else (a kernel
+ * without fsopen) from tracefs_open()'s private mount, detached at once.
+ * -ENOENT: tracefs has no events/SUB; other -errno: no tracefs (said). */
+int tracefs_events_dir(const char *sub);
+
 #endif

@@ -106,6 +106,8 @@ struct unwinder {
 	struct proctab *pt;
 	struct symcache *sc;
 	enum unwind_mode mode;
+	/* made by the first unwind_stack() (about 450 KB: a run whose user
+	 * stacks are all walked in the kernel never needs them) */
 	struct cache_slot *cache;
 	struct row_slot *rows;
 	struct reads reads;
@@ -143,14 +145,18 @@ struct unwinder *unwinder_new(struct proctab *pt, struct symcache *sc, enum unwi
 	u->pt = pt;
 	u->sc = sc;
 	u->mode = mode;
-	u->cache = calloc(CACHE_SLOTS, sizeof(*u->cache));
-	u->rows = calloc(ROW_SLOTS, sizeof(*u->rows));
-	if (!u->cache || !u->rows) {
-		unwinder_free(u);
-		errno = ENOMEM;
-		return NULL;
-	}
 	return u;
+}
+
+/* The caches of unwind_stack(), made at its first walk; false: out of
+ * memory. */
+static bool caches_made(struct unwinder *u)
+{
+	if (!u->cache)
+		u->cache = calloc(CACHE_SLOTS, sizeof(*u->cache));
+	if (!u->rows)
+		u->rows = calloc(ROW_SLOTS, sizeof(*u->rows));
+	return u->cache && u->rows;
 }
 
 static void pending_clear(struct htab *h)
@@ -281,7 +287,8 @@ void unwinder_free(struct unwinder *u)
 
 void unwinder_forget_rows(struct unwinder *u)
 {
-	memset(u->rows, 0, ROW_SLOTS * sizeof(*u->rows));
+	if (u->rows)
+		memset(u->rows, 0, ROW_SLOTS * sizeof(*u->rows));
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *u)
@@ -764,10 +771,18 @@ int unwind_stack(struct unwinder *u, uint32_t pid, uint64_t gen,
 		 uint64_t *ips, int max, bool *truncated)
 {
 	struct snap s = { .base = regs->sp, .data = stack, .size = size, .reads = &u->reads };
-	struct cache_slot *c = &u->cache[cache_index(pid, gen, regs)];
+	struct cache_slot *c;
 	uint64_t *mem;
 	int n;
 
+	if (!caches_made(u)) {
+		/* counted as a stack cut at its first frame */
+		u->stats.stacks++;
+		u->stats.truncated++;
+		*truncated = true;
+		return 0;
+	}
+	c = &u->cache[cache_index(pid, gen, regs)];
 	if (max > UNWIND_MAX_DEPTH)
 		max = UNWIND_MAX_DEPTH;
 	if (cache_matches(c, pid, gen, regs, stack, size) && c->n <= max) {

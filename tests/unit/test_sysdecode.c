@@ -73,11 +73,13 @@ static size_t rec_size(void)
 /* The info of a syscall with a decoder, its arguments unnamed. */
 static struct sc_info info_of(const char *name, int nargs)
 {
+	static const struct sc_argdesc unnamed[SC_ARGS];
 	struct sc_info si;
 
 	memset(&si, 0, sizeof(si));
 	si.name = name;
 	si.nargs = nargs;
+	si.args = nargs > 0 ? unnamed : NULL;
 	si.dec = sc_decoder_find(name);
 	return si;
 }
@@ -1406,7 +1408,7 @@ static struct sc_info generic_info(void)
 	memset(&si, 0, sizeof(si));
 	si.name = "frobnicate";
 	si.nargs = 6;
-	memcpy(si.args, args, sizeof(args));
+	si.args = args;
 	return si;
 }
 
@@ -1433,7 +1435,7 @@ TEST(sysdecode_generic_by_type)
 		memset(&m, 0, sizeof(m));
 		m.name = "mount";
 		m.nargs = 5;
-		memcpy(m.args, margs, sizeof(margs));
+		m.args = margs;
 		CALL(0, 0x1000, 0x2000, 0x3000, 0, 0);
 		path_chunk(0, "/dev/sda1");
 		path_chunk(1, "/mnt");
@@ -1467,12 +1469,12 @@ TEST(sysdecode_no_format)
 
 static struct sc_info openat_info(void)
 {
+	static const struct sc_argdesc args[] = {
+		{ "dfd", "" }, { "filename", "" }, { "flags", "" }, { "mode", "" },
+	};
 	struct sc_info si = info_of("openat", 4);
 
-	strcpy(si.args[0].name, "dfd");
-	strcpy(si.args[1].name, "filename");
-	strcpy(si.args[2].name, "flags");
-	strcpy(si.args[3].name, "mode");
+	si.args = args;
 	return si;
 }
 
@@ -1496,8 +1498,10 @@ TEST(sysdecode_json_members)
 		  "\"ret\":3,\"retval\":\"0x3 (flags O_ACCMODE)\"");
 	CALL(0, 0);
 	rec.r.flags = SC_F_NORET;
+	static const struct sc_argdesc error_code[] = { { "error_code", "" } };
+
 	si = info_of("exit_group", 1);
-	strcpy(si.args[0].name, "error_code");
+	si.args = error_code;
 	CHECK_STR(render_si(&si, true),
 		  "\"args\":[{\"name\":\"error_code\",\"raw\":0,\"value\":\"0\"}],"
 		  "\"ret\":null,\"retval\":\"?\"");

@@ -141,6 +141,33 @@ const char *lang_error(const struct lang_prog *prog, size_t i)
 	return e ? e->text : NULL;
 }
 
+/* The source line and a caret under column col (1-based).  A line
+ * longer than ERROR_WIDTH (a one-liner on the command line) is shown as
+ * the ERROR_WIDTH columns around the error, "..." where it is cut. */
+#define ERROR_WIDTH 100
+static void print_window(FILE *f, const char *line, const char *eol, unsigned col)
+{
+	const char *at = line + (col ? col - 1 : 0), *from = line, *to = eol;
+	bool cut_left, cut_right;
+
+	if (at > eol)
+		at = eol;
+	if (eol - line > ERROR_WIDTH) {
+		from = at - line > ERROR_WIDTH / 2 ? at - ERROR_WIDTH / 2 : line;
+		to = eol - from > ERROR_WIDTH ? from + ERROR_WIDTH : eol;
+	}
+	cut_left = from > line;
+	cut_right = to < eol;
+	fprintf(f, "%s%.*s%s\n", cut_left ? "..." : "", (int)(to - from), from,
+		cut_right ? "..." : "");
+	if (cut_left)
+		fputs("   ", f);
+	/* tabs kept so the caret lines up under the column */
+	for (const char *c = from; c < at; c++)
+		fputc(*c == '\t' ? '\t' : ' ', f);
+	fputs("^\n", f);
+}
+
 void lang_print_errors(FILE *f, const struct lang_prog *prog)
 {
 	size_t shown = 0;
@@ -158,11 +185,7 @@ void lang_print_errors(FILE *f, const struct lang_prog *prog)
 			eol = end;
 		if (line >= end && e->pos.line > 1)
 			continue;
-		fprintf(f, "%.*s\n", (int)(eol - line), line);
-		/* tabs kept so the caret lines up under the column */
-		for (unsigned c = 1; c < e->pos.col && line + c - 1 < eol; c++)
-			fputc(line[c - 1] == '\t' ? '\t' : ' ', f);
-		fputs("^\n", f);
+		print_window(f, line, eol, e->pos.col);
 	}
 	if (prog->nerrors > shown)
 		fprintf(f, "%s: %zu more errors\n", prog->name, prog->nerrors - shown);

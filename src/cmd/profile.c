@@ -949,9 +949,10 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 		      (unsigned long long)r->early_counts, (unsigned long long)r->early_kstacks,
 		      (unsigned long long)r->early_copies);
 	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
-	/* the only other drop, a slot without its map, cannot happen */
+	/* a failed insert into `counts` (the only other drop, a slot
+	 * without its map, cannot happen) */
 	if (stat_sum(r, PSTAT_DROPPED))
-		msg("%llu samples lost: the kernel's counts map (%u keys) was full",
+		msg("%llu samples lost: the kernel's counts map (%u keys) was full or out of memory",
 		    (unsigned long long)stat_sum(r, PSTAT_DROPPED),
 		    bpf_map__max_entries(r->skel->maps.counts));
 	stackpipe_count(sp, s, "samples", stat_sum(r, PSTAT_SAMPLES),

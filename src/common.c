@@ -57,6 +57,30 @@ void *array_grow(void *arr, size_t *cap, size_t size)
 	return n;
 }
 
+int memfd_with(const char *name, const void *data, size_t size)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	const char *p = data;
+
+	if (fd < 0)
+		return -errno;
+	while (size) {
+		ssize_t n = write(fd, p, size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+
+			close(fd);
+			return err;
+		}
+		p += n;
+		size -= n;
+	}
+	return fd;
+}
+
 /* "stackscope: " + the message with its control bytes escaped: messages
  * carry file, process and symbol names others chose. */
 static void say(const char *fmt, va_list ap)

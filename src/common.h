@@ -38,6 +38,9 @@ void heap_prefault(size_t bytes);
 /* arr with room for twice *cap elements of size (64 at first); NULL
  * (arr freed) when out of memory. */
 void *array_grow(void *arr, size_t *cap, size_t size);
+/* A memfd (close-on-exec) named name holding size bytes of data: its fd,
+ * or -errno. */
+int memfd_with(const char *name, const void *data, size_t size);
 
 /* Monotonic time in seconds. */
 double now_sec(void);

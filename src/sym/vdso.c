@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include "common.h"
 #include "sym/vdso.h"
 
 int vdso_image_fd(void)
@@ -19,21 +20,9 @@ int vdso_image_fd(void)
 	if (!base || !(f = fopen("/proc/self/maps", "re")))
 		return fd;
 	while (fgets(line, sizeof(line), f)) {
-		int m;
-
 		if (!strstr(line, "[vdso]") || sscanf(line, "%lx-%lx", &lo, &hi) != 2 || lo != base)
 			continue;
-		m = memfd_create("vdso", MFD_CLOEXEC);
-		if (m < 0) {
-			fd = -errno;
-			break;
-		}
-		if (write(m, (void *)lo, hi - lo) != (ssize_t)(hi - lo)) {
-			fd = -EIO;
-			close(m);
-			break;
-		}
-		fd = m;
+		fd = memfd_with("vdso", (const void *)lo, hi - lo);
 		break;
 	}
 	fclose(f);

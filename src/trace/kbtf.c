@@ -36,16 +36,15 @@ struct kview {
 	uint32_t *marks;	/* marks[i]: offset of type i * 64 + 1 */
 };
 
-/* Kernel type id -> the small BTF's id (open addressing; 0 keys free). */
-struct idmap {
-	uint32_t *keys, *vals;
-	size_t mask, count;
+/* A kernel type copied: its id in the small BTF. */
+struct copied {
+	uint32_t kid, id;
 };
 
 struct kcopy {
 	struct kview *kv;
 	struct btf *out;
-	struct idmap ids;
+	struct htab *ids;	/* of struct copied, owned, by mix64(kid) */
 	int void_ptr;		/* the one pointer type, once added */
 };
 
@@ -164,45 +163,30 @@ static const struct btf_type *ktype(const struct kview *kv, uint32_t id)
 	return (const struct btf_type *)(kv->types + off);
 }
 
-static int idmap_get(const struct idmap *m, uint32_t key)
+static bool copied_eq(const void *entry, const void *key)
 {
-	if (!m->keys)
-		return -1;
-	for (size_t i = mix64(key) & m->mask;; i = (i + 1) & m->mask) {
-		if (m->keys[i] == key)
-			return m->vals[i];
-		if (!m->keys[i])
-			return -1;
-	}
+	return ((const struct copied *)entry)->kid == *(const uint32_t *)key;
 }
 
-static int idmap_put(struct idmap *m, uint32_t key, uint32_t val)
+static int copied_get(const struct kcopy *k, uint32_t kid)
 {
-	if (2 * (m->count + 1) > (m->keys ? m->mask + 1 : 0)) {
-		size_t slots = m->keys ? 2 * (m->mask + 1) : 1024;
-		struct idmap n = { calloc(slots, sizeof(uint32_t)), calloc(slots, sizeof(uint32_t)),
-				   slots - 1, 0 };
+	const struct copied *c = htab_find(k->ids, mix64(kid), &kid, copied_eq);
 
-		if (!n.keys || !n.vals) {
-			free(n.keys);
-			free(n.vals);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; m->keys && i <= m->mask; i++)
-			if (m->keys[i])
-				idmap_put(&n, m->keys[i], m->vals[i]);
-		free(m->keys);
-		free(m->vals);
-		*m = n;
+	return c ? (int)c->id : -1;
+}
+
+static int copied_put(struct kcopy *k, uint32_t kid, int id)
+{
+	struct copied *c = malloc(sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	*c = (struct copied){ kid, id };
+	if (htab_insert(k->ids, mix64(kid), c)) {
+		free(c);
+		return -ENOMEM;
 	}
-	for (size_t i = mix64(key) & m->mask;; i = (i + 1) & m->mask) {
-		if (!m->keys[i]) {
-			m->keys[i] = key;
-			m->vals[i] = val;
-			m->count++;
-			return 0;
-		}
-	}
+	return 0;
 }
 
 /* A name for libbpf's writers: NULL for an anonymous type or member. */
@@ -277,7 +261,7 @@ static int copy_type(struct kcopy *k, uint32_t kid, int depth)
 
 	if (kid == 0)
 		return 0;
-	id = idmap_get(&k->ids, kid);
+	id = copied_get(k, kid);
 	if (id >= 0)
 		return id;
 	if (depth > MAX_DEPTH)
@@ -351,7 +335,7 @@ static int copy_type(struct kcopy *k, uint32_t kid, int depth)
 	}
 	if (id < 0)
 		return id;
-	return idmap_put(&k->ids, kid, id) ?: id;
+	return copied_put(k, kid, id) ?: id;
 }
 
 /* The kinds a relocation's root can have, as one class each. */
@@ -533,28 +517,15 @@ static int scan_types(struct kview *kv, struct htab *roots, const uint64_t *firs
 	return 0;
 }
 
-static int write_memfd(const void *data, uint32_t size)
+/* A table and the entries it owns. */
+static void free_owning(struct htab *h)
 {
-	int fd = memfd_create("stackscope-core-btf", MFD_CLOEXEC);
-	const char *p = data;
+	size_t pos = 0;
+	void *e;
 
-	if (fd < 0)
-		return -errno;
-	while (size) {
-		ssize_t n = write(fd, p, size);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? -errno : -EIO;
-
-			close(fd);
-			return err;
-		}
-		p += n;
-		size -= n;
-	}
-	return fd;
+	while (h && (e = htab_next(h, &pos)))
+		free(e);
+	htab_free(h);
 }
 
 int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struct kbtf_custom *c)
@@ -579,9 +550,10 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 	}
 	local = object_btf(elf, elf_size);
 	roots = htab_new(256);
+	k.ids = htab_new(1024);
 	k.kv = &kv;
 	k.out = btf__new_empty();
-	if (!local || !roots || !first2 || libbpf_get_error(k.out)) {
+	if (!local || !roots || !k.ids || !first2 || libbpf_get_error(k.out)) {
 		err = local ? -ENOMEM : -EINVAL;
 		goto out;
 	}
@@ -600,7 +572,7 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 		err = -ENOMEM;
 		goto out;
 	}
-	c->fd = write_memfd(raw, size);
+	c->fd = memfd_with("stackscope-core-btf", raw, size);
 	if (c->fd < 0) {
 		err = c->fd;
 		c->fd = -1;
@@ -609,19 +581,11 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 	c->types = btf__type_cnt(k.out) - 1;
 	snprintf(c->path, sizeof(c->path), "/proc/self/fd/%d", c->fd);
 out:
-	if (roots) {
-		size_t pos = 0;
-		void *r;
-
-		while ((r = htab_next(roots, &pos)))
-			free(r);
-		htab_free(roots);
-	}
+	free_owning(roots);
+	free_owning(k.ids);
 	if (!libbpf_get_error(k.out))
 		btf__free(k.out);
 	btf__free(local);
-	free(k.ids.keys);
-	free(k.ids.vals);
 	free(first2);
 	free(ids);
 	kview_close(&kv);

@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "test.h"
+#include "common.h"
 #include "trace/kbtf.h"
 #include "bpf/syscalls.h"
 #include "syscalls.skel.h"
@@ -135,17 +136,6 @@ TEST(kbtf_object_loads_against_the_small_btf)
 	syscalls_bpf__destroy(skel);
 }
 
-static int memfd_with(const void *data, size_t len)
-{
-	int fd = memfd_create("kbtf-test", MFD_CLOEXEC);
-
-	if (fd >= 0 && write(fd, data, len) != (ssize_t)len) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Whatever it is given for the kernel's BTF, a clear -errno and no
  * custom path: the caller leaves libbpf to read the kernel's. */
 TEST(kbtf_bad_kernel_btf_fails_cleanly)
@@ -159,7 +149,7 @@ TEST(kbtf_bad_kernel_btf_fails_cleanly)
 	CHECK_INT(kbtf_for_object(elf, sz, "/nonexistent/vmlinux", &c), -ENOENT);
 	CHECK_INT(c.fd, -1);
 	/* not BTF at all */
-	fd = memfd_with("\177ELF not btf at all, just bytes", 32);
+	fd = memfd_with("kbtf-test", "\177ELF not btf at all, just bytes", 32);
 	CHECK(fd >= 0);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	CHECK_INT(kbtf_for_object(elf, sz, path, &c), -EINVAL);
@@ -172,7 +162,7 @@ TEST(kbtf_bad_kernel_btf_fails_cleanly)
 	n = read(kfd, head, sizeof(head));
 	close(kfd);
 	CHECK(n > 64);
-	fd = memfd_with(head, n);
+	fd = memfd_with("kbtf-test", head, n);
 	CHECK(fd >= 0);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	CHECK_INT(kbtf_for_object(elf, sz, path, &c), -EINVAL);

@@ -12,10 +12,13 @@
 #include "trace/tracefs.h"
 
 struct tracefs {
-	char root[64];		/* the mount point */
+	char root[64];		/* the mount point, or /proc/self/fd/FD */
 	char events[80];
+	int fd;			/* a tracefs of our own attached nowhere, or -1 */
 	bool ours;		/* mounted by tracefs_open() */
 };
+
+static int tracefs_detached(void);
 
 static bool is_dir(const char *path)
 {
@@ -24,21 +27,45 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-struct tracefs *tracefs_open(void)
+/* Where the system has tracefs mounted (its events directory there), or
+ * NULL. */
+static const char *mounted_tracefs(void)
 {
 	static const char *const mounted[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char events[80];
+
+	for (size_t i = 0; i < ARRAY_SIZE(mounted); i++) {
+		snprintf(events, sizeof(events), "%s/events", mounted[i]);
+		if (is_dir(events))
+			return mounted[i];
+	}
+	return NULL;
+}
+
+struct tracefs *tracefs_open(void)
+{
 	struct tracefs *t = calloc(1, sizeof(*t));
+	const char *mounted = mounted_tracefs();
 	int err;
 
 	if (!t)
 		return NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(mounted); i++) {
-		snprintf(t->events, sizeof(t->events), "%s/events", mounted[i]);
-		if (is_dir(t->events)) {
-			snprintf(t->root, sizeof(t->root), "%s", mounted[i]);
-			return t;
-		}
+	t->fd = -1;
+	if (mounted) {
+		snprintf(t->root, sizeof(t->root), "%s", mounted);
+		snprintf(t->events, sizeof(t->events), "%s/events", mounted);
+		return t;
 	}
+	/* an instance of our own, attached nowhere: no directory, no mount
+	 * to take away, nothing left behind by a killed run; reached through
+	 * its descriptor, gone with it */
+	t->fd = tracefs_detached();
+	if (t->fd >= 0) {
+		snprintf(t->root, sizeof(t->root), "/proc/self/fd/%d", t->fd);
+		snprintf(t->events, sizeof(t->events), "%s/events", t->root);
+		return t;
+	}
+	debug("tracefs of our own (fsopen): %s; mounting it under /run", strerror(-t->fd));
 	snprintf(t->root, sizeof(t->root), "/run/stackscope-tracefs.XXXXXX");
 	if (!mkdtemp(t->root)) {
 		err = errno;
@@ -64,6 +91,8 @@ void tracefs_close(struct tracefs *t)
 {
 	if (!t)
 		return;
+	if (t->fd >= 0)
+		close(t->fd);
 	if (t->ours) {
 		if (umount2(t->root, MNT_DETACH))
 			msg("tracefs: cannot unmount %s: %s", t->root, strerror(errno));
@@ -128,34 +157,16 @@ static int tracefs_detached(void)
 
 int tracefs_events_dir(const char *sub)
 {
-	static const char *const mounted[] = { "/sys/kernel/tracing/events",
-					       "/sys/kernel/debug/tracing/events" };
 	struct tracefs *t;
 	char path[128];
-	int root, fd;
+	int fd;
 
 	if (!name_ok(sub))
 		return -EINVAL;
-	for (size_t i = 0; i < ARRAY_SIZE(mounted); i++) {
-		if (!is_dir(mounted[i]))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", mounted[i], sub);
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		return fd >= 0 ? fd : -errno;
-	}
-	root = tracefs_detached();
-	if (root >= 0) {
-		snprintf(path, sizeof(path), "events/%s", sub);
-		fd = openat(root, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			fd = -errno;
-		close(root);
-		return fd;
-	}
-	debug("tracefs of our own (fsopen): %s; mounting it under /run", strerror(-root));
 	t = tracefs_open();
 	if (!t)
 		return -errno;
+	/* the descriptor keeps a private instance alive once t is closed */
 	snprintf(path, sizeof(path), "%s/%s", t->events, sub);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)

@@ -7,7 +7,11 @@
 
 struct tracefs;
 
-/* NULL with errno (said, naming why). */
+/* The mounted tracefs; else an instance the kernel makes for this
+ * process alone (fsopen/fsmount, attached nowhere, reached as
+ * /proc/self/fd/FD, gone with tracefs_close(): nothing left behind by a
+ * killed run); else (a kernel without fsopen) a private mount under
+ * /run, detached at tracefs_close().  NULL with errno (said, naming why). */
 struct tracefs *tracefs_open(void);
 void tracefs_close(struct tracefs *t);
 /* The events directory: ".../events". */
@@ -17,12 +21,10 @@ const char *tracefs_events(const struct tracefs *t);
  * '/' or "..", which would leave the events directory). */
 int tracefs_event_id(const struct tracefs *t, const char *sub, const char *event);
 
-/* A directory descriptor (O_CLOEXEC) of events/SUB, for reading files
- * under it: from the mounted tracefs, else from an instance the kernel
- * makes for this process alone (fsopen/fsmount, attached nowhere, gone
- * with the last descriptor: no directory under /run, no mount to take
- * away, which cost 1-8 ms here for the unmount's wait), else (a kernel
- * without fsopen) from tracefs_open()'s private mount, detached at once.
+/* A directory descriptor (O_CLOEXEC) of events/SUB of tracefs_open()'s
+ * tracefs, for reading files under it after that is closed (a private
+ * instance lives on with the descriptor; no unmount waited for, which
+ * cost 1-8 ms here).
  * -ENOENT: tracefs has no events/SUB; other -errno: no tracefs (said). */
 int tracefs_events_dir(const char *sub);
 

@@ -675,8 +675,7 @@ static __always_inline struct inflight *open_record(struct pt_regs *regs, __u32 
 	return f;
 }
 
-SEC("raw_tp/sys_enter")
-int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+static __always_inline int enter_call(struct pt_regs *regs, long id)
 {
 	const struct sc_spec *spec = wanted(bpf_get_current_pid_tgid() >> 32, id);
 	struct inflight *f;
@@ -714,8 +713,7 @@ static __always_inline void count(struct inflight *f, long ret, __u64 ns)
 		c->max_ns = ns;
 }
 
-SEC("raw_tp/sys_exit")
-int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int exit_call(struct pt_regs *regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct inflight *f;
@@ -766,6 +764,31 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));
 	queue(f, regs);
 	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+{
+	return enter_call(regs, id);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	return exit_call(regs, ret);
+}
+
+/* Both, in one program attached to the two tracepoints and told apart by
+ * the attachment's cookie (non-zero at exit), where the kernel gives raw
+ * tracepoints cookies (6.10): the verifier checks the global functions
+ * both share once, not once per program, and one program is loaded
+ * instead of two (cmd/syscalls.c picks). */
+SEC("raw_tp")
+int BPF_PROG(on_sys_event, struct pt_regs *regs, long arg)
+{
+	if (bpf_get_attach_cookie(ctx))
+		return exit_call(regs, arg);
+	return enter_call(regs, arg);
 }
 
 /* A thread ends: a call it was inside (another thread's exit_group, a

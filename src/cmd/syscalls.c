@@ -29,6 +29,7 @@
 #include "syscall/table.h"
 #include "stacks/pipeline.h"
 #include "trace/attach.h"
+#include "trace/features.h"
 #include "trace/kbtf.h"
 #include "trace/session.h"
 
@@ -81,6 +82,7 @@ struct sc_run {
 	bool seen[SC_NR_MAX];	/* a record of it was printed: its format read, checked */
 	struct syscalls_bpf *skel;
 	struct kbtf_custom kbtf;	/* until loaded */
+	bool one_prog;	/* on_sys_event for entry and exit (cookies) */
 	struct stackpipe *sp;	/* -k */
 	struct pending_stack *pend;
 	struct frame frames[UNWIND_MAX_DEPTH];	/* the stack being printed (-k) */
@@ -501,6 +503,11 @@ static int setup(struct sc_run *r, struct session *s)
 	bpf_map__set_max_entries(skel->maps.stack_scratch, r->stacks && ncpu > 0 ? ncpu : 1);
 	/* loaded at the end only, when needed (flush_open_calls) */
 	bpf_program__set_autoload(skel->progs.flush_inflight, false);
+	/* one program for entry and exit where raw tracepoints take cookies */
+	r->one_prog = feature_probe(FEATURE_RAW_TP_COOKIE) == 0;
+	bpf_program__set_autoload(skel->progs.on_sys_event, r->one_prog);
+	bpf_program__set_autoload(skel->progs.on_sys_enter, !r->one_prog);
+	bpf_program__set_autoload(skel->progs.on_sys_exit, !r->one_prog);
 	err = fill_specs(r);
 	if (err)
 		return err;
@@ -533,9 +540,19 @@ static int setup(struct sc_run *r, struct session *s)
 	err = syslines_init(&r->w, out, r->format, r->strsize);
 	if (err)
 		return err;
+	if (r->one_prog) {
+		int fd = bpf_program__fd(skel->progs.on_sys_event);
+
+		err = attach_raw_tracepoint_cookie(s, fd, "sys_enter", 0);
+		if (!err)
+			err = attach_raw_tracepoint_cookie(s, fd, "sys_exit", 1);
+	} else {
+		err = attach_program(s, skel->progs.on_sys_enter);
+		if (!err)
+			err = attach_program(s, skel->progs.on_sys_exit);
+	}
 	struct bpf_program *progs[] = {
-		skel->progs.on_sys_enter, skel->progs.on_sys_exit, skel->progs.on_exit,
-		skel->progs.on_fork, skel->progs.on_exec, skel->progs.on_free,
+		skel->progs.on_exit, skel->progs.on_fork, skel->progs.on_exec, skel->progs.on_free,
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(progs) && !err; i++)
 		err = attach_program(s, progs[i]);

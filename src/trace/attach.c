@@ -255,7 +255,22 @@ int attach_tp_btf(struct session *s, int prog_fd, const char *what)
 
 int attach_raw_tracepoint(struct session *s, int prog_fd, const char *name)
 {
-	int fd = bpf_raw_tracepoint_open(name, prog_fd);
+	return attach_raw_tracepoint_cookie(s, prog_fd, name, 0);
+}
+
+int attach_raw_tracepoint_cookie(struct session *s, int prog_fd, const char *name,
+				 uint64_t cookie)
+{
+	/* BPF_RAW_TRACEPOINT_OPEN's attribute as 6.10 has it (libbpf 1.1's
+	 * bpf_raw_tracepoint_open() passes no cookie); a kernel before
+	 * 6.10 takes it when the cookie is 0 */
+	struct {
+		__u64 name;
+		__u32 prog_fd;
+		__u32 pad;
+		__u64 cookie;
+	} attr = { .name = (uintptr_t)name, .prog_fd = prog_fd, .cookie = cookie };
+	int fd = (int)syscall(__NR_bpf, BPF_RAW_TRACEPOINT_OPEN, &attr, sizeof(attr));
 
 	if (fd < 0) {
 		int err = -errno;

@@ -59,6 +59,10 @@ int attach_tracepoint_cookie(struct session *s, int prog_fd, int id, uint64_t co
  * load) or raw_tracepoint (name given). */
 int attach_tp_btf(struct session *s, int prog_fd, const char *what);
 int attach_raw_tracepoint(struct session *s, int prog_fd, const char *name);
+/* ... with a BPF cookie (feature FEATURE_RAW_TP_COOKIE): one program on
+ * several raw tracepoints telling them apart. */
+int attach_raw_tracepoint_cookie(struct session *s, int prog_fd, const char *name,
+				 uint64_t cookie);
 
 /* A libbpf program attached by its section (skeleton programs). */
 struct bpf_program;

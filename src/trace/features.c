@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/bpf.h>
@@ -70,6 +71,23 @@ static int try_uprobe_prog(__u32 flags, enum bpf_attach_type at)
 	return 0;
 }
 
+/* Whether STACKSCOPE_FEATURES_OFF (names as feature_name(), separated by
+ * commas) turns f off: the tests run the fallbacks of a kernel without it. */
+static bool feature_turned_off(enum feature f)
+{
+	const char *off = getenv("STACKSCOPE_FEATURES_OFF"), *name = feature_name(f);
+	size_t n = strlen(name);
+
+	while (off && *off) {
+		const char *end = strchrnul(off, ',');
+
+		if ((size_t)(end - off) == n && !memcmp(off, name, n))
+			return true;
+		off = *end ? end + 1 : end;
+	}
+	return false;
+}
+
 int feature_probe(enum feature f)
 {
 	int r;
@@ -78,6 +96,12 @@ int feature_probe(enum feature f)
 		return -EINVAL;
 	if (known[f])
 		return cached[f];
+	if (feature_turned_off(f)) {
+		debug("feature %s: turned off (STACKSCOPE_FEATURES_OFF)", feature_name(f));
+		cached[f] = -EOPNOTSUPP;
+		known[f] = true;
+		return cached[f];
+	}
 	switch (f) {
 	case FEATURE_RINGBUF:
 		r = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
@@ -105,6 +129,12 @@ int feature_probe(enum feature f)
 		r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL);
 		r = r > 0 ? 0 : r == 0 ? -EOPNOTSUPP : r;
 		break;
+	case FEATURE_RAW_TP_COOKIE:
+		/* the helper came to raw tracepoints with the cookie itself */
+		r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+					    BPF_FUNC_get_attach_cookie, NULL);
+		r = r > 0 ? 0 : r == 0 ? -EOPNOTSUPP : r;
+		break;
 	default:
 		r = -EINVAL;
 	}
@@ -123,6 +153,7 @@ const char *feature_name(enum feature f)
 		[FEATURE_SLEEPABLE_UPROBE] = "sleepable uprobe",
 		[FEATURE_UPROBE_MULTI] = "uprobe multi-link",
 		[FEATURE_BPF_LOOP] = "bpf_loop",
+		[FEATURE_RAW_TP_COOKIE] = "raw tracepoint cookie",
 	};
 
 	return f < FEATURE_NR ? names[f] : "?";

@@ -13,6 +13,7 @@ enum feature {
 	FEATURE_SLEEPABLE_UPROBE,	/* uprobe programs that may fault user memory in */
 	FEATURE_UPROBE_MULTI,	/* many uprobes in one link (sleepable ones too) */
 	FEATURE_BPF_LOOP,	/* the bpf_loop() helper (5.17) */
+	FEATURE_RAW_TP_COOKIE,	/* raw tracepoints with a BPF cookie (6.10) */
 	FEATURE_NR,
 };
 

@@ -50,6 +50,26 @@ test_known_calls_line_by_line() {
 	grep -q '^stackscope syscalls: [0-9]* records, 0 lost' err.txt || fail "summary: $(cat err.txt)"
 }
 
+# Entry and exit in one program, told apart by raw tracepoint cookies
+# (6.10+), and the two programs of an older kernel: the same lines.
+test_one_program_or_two_same_lines() {
+	mkdir d
+	D=$T/d
+	timeout 60 "$SS" syscalls -v -s 200 -o one.txt -- "$WL/sysc_wl" "$D" 3 2>err1.txt ||
+		fail "syscalls exited $?: $(cat err1.txt)"
+	grep -q 'feature raw tracepoint cookie: yes' err1.txt ||
+		fail "this kernel's raw tracepoints take cookies: $(grep feature err1.txt)"
+	STACKSCOPE_FEATURES_OFF="raw tracepoint cookie" timeout 60 "$SS" syscalls -v -s 200 -o two.txt \
+		-- "$WL/sysc_wl" "$D" 3 2>err2.txt || fail "syscalls (two programs) exited $?: $(cat err2.txt)"
+	grep -q 'feature raw tracepoint cookie: turned off' err2.txt || fail "not turned off: $(cat err2.txt)"
+	for f in one two; do
+		own_part $f.txt "$D" | sed -E -e 's/^getppid\(\) = [0-9]+$/getppid() = PPID/' \
+			-e 's/^(ioctl\(3, TCGETS, )0x[0-9a-f]+/\1ADDR/' >$f.own
+	done
+	[ "$(wc -l <one.own)" -ge 20 ] || fail "too few lines: $(cat one.own)"
+	diff one.own two.own >diff.txt || fail "lines differ: $(head -20 diff.txt)"
+}
+
 test_formats_read_only_for_calls_shown() {
 	mkdir d
 	timeout 60 "$SS" syscalls -v -s 200 -o out.txt -- "$WL/sysc_wl" "$T/d" 1 2>err.txt ||

@@ -57,26 +57,47 @@ void *array_grow(void *arr, size_t *cap, size_t size)
 	return n;
 }
 
-int memfd_with(const char *name, const void *data, size_t size)
+int map_premake(struct bpf_map *m)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC);
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = bpf_map__map_flags(m));
+	int fd = bpf_map_create(bpf_map__type(m), bpf_map__name(m), bpf_map__key_size(m),
+				bpf_map__value_size(m), bpf_map__max_entries(m), &o), err;
+
+	err = fd < 0 ? -errno : bpf_map__reuse_fd(m, fd);
+	if (fd >= 0)
+		close(fd);	/* reuse_fd keeps a copy */
+	if (err)
+		debug("map %s made at the load: %s", bpf_map__name(m), strerror(-err));
+	return err;
+}
+
+int write_all(int fd, const void *data, size_t size)
+{
 	const char *p = data;
 
-	if (fd < 0)
-		return -errno;
 	while (size) {
 		ssize_t n = write(fd, p, size);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			int err = n < 0 ? -errno : -EIO;
-
-			close(fd);
-			return err;
-		}
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
 		p += n;
 		size -= n;
+	}
+	return 0;
+}
+
+int memfd_with(const char *name, const void *data, size_t size)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, data, size);
+	if (err) {
+		close(fd);
+		return err;
 	}
 	return fd;
 }

@@ -38,6 +38,9 @@ void heap_prefault(size_t bytes);
 /* arr with room for twice *cap elements of size (64 at first); NULL
  * (arr freed) when out of memory. */
 void *array_grow(void *arr, size_t *cap, size_t size);
+/* Writes size bytes of data to fd (again after a short write or EINTR):
+ * 0 or -errno. */
+int write_all(int fd, const void *data, size_t size);
 /* A memfd (close-on-exec) named name holding size bytes of data: its fd,
  * or -errno. */
 int memfd_with(const char *name, const void *data, size_t size);
@@ -48,6 +51,13 @@ double now_sec(void);
 /* The sum over CPUs of entry idx of a BPF per-CPU array of u64
  * counters; 0 when it cannot be read. */
 uint64_t percpu_sum(int map_fd, uint32_t idx);
+struct bpf_map;
+/* Creates an object's map m before its load, which then reuses it: a map
+ * slow to create (a ring buffer's pages are zeroed) made while something
+ * else is awaited.  No BTF type ids: for maps that need none (not task
+ * storage, not maps with locks or timers).  0 or -errno, said under -v;
+ * on failure libbpf creates it at the load as usual. */
+int map_premake(struct bpf_map *m);
 
 /* The entries of a BPF hash map keyed by a __u32 (a pid), counted by
  * walking its keys (at most max: a map changing under the walk cannot

@@ -541,7 +541,6 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 	uint32_t size;
 	int err;
 
-	c->fd = -1;
 	c->types = 0;
 	err = kview_open(&kv, vmlinux ? vmlinux : VMLINUX_BTF);
 	if (err) {
@@ -572,14 +571,21 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 		err = -ENOMEM;
 		goto out;
 	}
-	c->fd = memfd_with("stackscope-core-btf", raw, size);
-	if (c->fd < 0) {
-		err = c->fd;
-		c->fd = -1;
-		goto out;
+	if (c->fd >= 0) {
+		/* kbtf_start()'s, named to libbpf already */
+		err = write_all(c->fd, raw, size);
+		if (err)
+			goto out;
+	} else {
+		c->fd = memfd_with("stackscope-core-btf", raw, size);
+		if (c->fd < 0) {
+			err = c->fd;
+			c->fd = -1;
+			goto out;
+		}
+		snprintf(c->path, sizeof(c->path), "/proc/self/fd/%d", c->fd);
 	}
 	c->types = btf__type_cnt(k.out) - 1;
-	snprintf(c->path, sizeof(c->path), "/proc/self/fd/%d", c->fd);
 out:
 	free_owning(roots);
 	free_owning(k.ids);
@@ -596,7 +602,8 @@ static void *make_it(void *arg)
 {
 	struct kbtf_custom *c = arg;
 
-	c->err = kbtf_for_object(c->elf, c->elf_size, NULL, c);
+	/* into kbtf_start()'s memfd only: the main thread reads c->fd */
+	c->err = c->fd < 0 ? -EBADF : kbtf_for_object(c->elf, c->elf_size, NULL, c);
 	return NULL;
 }
 
@@ -604,9 +611,13 @@ void kbtf_start(struct kbtf_custom *c, const void *elf, size_t elf_size)
 {
 	sigset_t all, old;
 
-	c->fd = -1;
 	c->elf = elf;
 	c->elf_size = elf_size;
+	/* the memfd first: the object can be opened naming it before the
+	 * thread has filled it (kbtf_use), and set up meanwhile */
+	c->fd = memfd_create("stackscope-core-btf", MFD_CLOEXEC);
+	if (c->fd >= 0)
+		snprintf(c->path, sizeof(c->path), "/proc/self/fd/%d", c->fd);
 	/* the thread takes no signal: they stay for the run's own handling
 	 * (a signal the main thread blocks for its signalfd would otherwise
 	 * go to this one, with its default action) */
@@ -627,13 +638,30 @@ static void wait_for_it(struct kbtf_custom *c)
 
 void kbtf_use(struct kbtf_custom *c, struct bpf_object_open_opts *opts)
 {
+	/* named now, read by libbpf at the load, after kbtf_ready() */
+	if (c->fd >= 0)
+		opts->btf_custom_path = c->path;
+}
+
+void kbtf_ready(struct kbtf_custom *c)
+{
+	int fd;
+
 	wait_for_it(c);
-	if (c->err) {
-		debug("small kernel BTF: %s; libbpf reads the whole of it", strerror(-c->err));
+	if (!c->err) {
+		debug("small kernel BTF: %d types", c->types);
 		return;
 	}
-	opts->btf_custom_path = c->path;
-	debug("small kernel BTF: %d types", c->types);
+	if (c->fd < 0)
+		return;
+	/* the path the object names reads the kernel's whole BTF instead:
+	 * libbpf does as it did before (or fails, naming it, without one) */
+	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || dup3(fd, c->fd, O_CLOEXEC) < 0)
+		debug("%s: %s", VMLINUX_BTF, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	debug("small kernel BTF: %s; libbpf reads the whole of it", strerror(-c->err));
 }
 
 void kbtf_close(struct kbtf_custom *c)

@@ -45,16 +45,19 @@ struct kbtf_custom {
 int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux,
 		    struct kbtf_custom *c);
 
-/* Starts making the small BTF on a thread (inline if none can start), so
- * that it is ready when the object is opened: a command calls it first
- * thing (KBTF_START), and its launch and other set-up run meanwhile. */
+/* Starts making the small BTF on a thread (inline if none can start),
+ * into a memfd made at once: a command calls it first thing (KBTF_START),
+ * and its launch, the object's open and other set-up run meanwhile. */
 void kbtf_start(struct kbtf_custom *c, const void *elf, size_t elf_size);
 struct bpf_object_open_opts;
-/* Waits for the small BTF and points opts at it (btf_custom_path);
- * leaves opts alone when it could not be made, so libbpf reads the whole
- * kernel BTF as before.  c stays open until the object is loaded;
- * kbtf_close() after (and on every path: it also waits). */
+/* Points opts at the memfd (btf_custom_path), filled or not yet: libbpf
+ * reads it at the load, not at the open. */
 void kbtf_use(struct kbtf_custom *c, struct bpf_object_open_opts *opts);
+/* Waits for the small BTF, before the load (KBTF_LOAD).  Where it could
+ * not be made, the memfd's descriptor is made the kernel's BTF file
+ * itself, so libbpf reads the whole of it as before.  c stays open until
+ * the object is loaded; kbtf_close() after (on every path: it waits). */
+void kbtf_ready(struct kbtf_custom *c);
 void kbtf_close(struct kbtf_custom *c);
 
 /* Not started, nothing to close: a struct kbtf_custom's initializer. */
@@ -68,7 +71,8 @@ void kbtf_close(struct kbtf_custom *c);
 		kbtf_start(kb, kbtf_elf_, kbtf_sz_);                              \
 	})
 /* A skeleton's open (NAME_bpf__open) against the small BTF in kb, started
- * here unless KBTF_START did: KBTF_OPEN(syscalls, &kb). */
+ * here unless KBTF_START did: KBTF_OPEN(syscalls, &kb); and its load,
+ * once the small BTF is ready: KBTF_LOAD(syscalls, skel, &kb). */
 #define KBTF_OPEN(name, kb)                                                       \
 	({                                                                        \
 		LIBBPF_OPTS(bpf_object_open_opts, kbtf_oo_);                      \
@@ -77,6 +81,11 @@ void kbtf_close(struct kbtf_custom *c);
 			KBTF_START(name, kb);                                     \
 		kbtf_use(kb, &kbtf_oo_);                                          \
 		name##_bpf__open_opts(&kbtf_oo_);                                 \
+	})
+#define KBTF_LOAD(name, skel, kb)                                                 \
+	({                                                                        \
+		kbtf_ready(kb);                                                   \
+		name##_bpf__load(skel);                                           \
 	})
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "test.h"
@@ -128,7 +129,7 @@ TEST(kbtf_object_loads_against_the_small_btf)
 		return;
 	}
 	bpf_program__set_autoload(skel->progs.flush_inflight, false);
-	err = syscalls_bpf__load(skel);
+	err = KBTF_LOAD(syscalls, skel, &c);
 	kbtf_close(&c);
 	if (err == -EPERM)
 		SKIP("cannot load BPF programs here: needs root");
@@ -170,5 +171,34 @@ TEST(kbtf_bad_kernel_btf_fails_cleanly)
 	close(fd);
 	/* the object has no BTF section: nothing to cut the kernel's to */
 	CHECK(kbtf_for_object("\177ELF", 4, NULL, &c) < 0);
+	CHECK_INT(c.fd, -1);
+}
+
+/* Made on the thread but failed (here: an object with no BTF): the path
+ * the object was opened with, named before the thread ended, then reads
+ * the kernel's whole BTF, as libbpf would have without it. */
+TEST(kbtf_failed_thread_leaves_the_kernels_btf)
+{
+	struct kbtf_custom c = KBTF_INIT;
+	struct stat want, got;
+	char magic[2];
+	int fd;
+
+	if (stat("/sys/kernel/btf/vmlinux", &want))
+		SKIP("no /sys/kernel/btf/vmlinux here");
+	kbtf_start(&c, "\177ELF", 4);
+	CHECK(c.fd >= 0);
+	kbtf_ready(&c);
+	CHECK(c.err < 0);
+	fd = open(c.path, O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK(fstat(fd, &got) == 0);
+		CHECK(got.st_dev == want.st_dev && got.st_ino == want.st_ino);
+		CHECK_INT(read(fd, magic, 2), 2);
+		CHECK(magic[0] == (char)0x9f && magic[1] == (char)0xeb);
+		close(fd);
+	}
+	kbtf_close(&c);
 	CHECK_INT(c.fd, -1);
 }

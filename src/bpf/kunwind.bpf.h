@@ -97,11 +97,15 @@ struct kunwind_walk {
 	__u64 ip, sp, bp;
 	struct stack_trace *st;
 	struct kunwind_proc *proc;
-	__u32 n;
-	__u32 exact;
-	__u32 result;
-	__u32 fp_frames;
-	__u32 unmapped_ra;	/* the frame before: a return address in no
+	/* whole words: the verifier compares a bpf_loop() step's stack
+	 * slot by slot, and a 4-byte field written as a constant, then a
+	 * number, then zero leaves each step's slot of another kind (a new
+	 * state each step); 8-byte numbers it need not know compare equal */
+	__u64 n;
+	__u64 exact;
+	__u64 result;
+	__u64 fp_frames;
+	__u64 unmapped_ra;	/* the frame before: a return address in no
 				 * mapping, stepped by frame pointer */
 };
 
@@ -259,7 +263,7 @@ static long kunwind_frame(__u64 index, void *arg)
 	struct kunwind_row *row = NULL;
 	struct kunwind_map *m;
 	__u64 pc, prev_sp = w->sp;
-	__u32 n = w->n, r, exact = w->exact;
+	__u32 n, r, exact = w->exact;
 
 	/* bpf_loop() calls no more after a 1, but the verifier goes on into
 	 * the next call with every state a 1 left (each result, each flag):
@@ -267,10 +271,15 @@ static long kunwind_frame(__u64 index, void *arg)
 	 * instructions to 6k, ~60 ms less of every start) */
 	if (w->result != KW_RUN)
 		return 1;
-	if (n >= STACK_MAX_DEPTH) {
+	/* frame n is the loop's step n (a step that stores none ends the
+	 * walk): the step's index, a number the verifier knows only by its
+	 * bounds, not w->n, which it would follow exactly from step to step
+	 * (295,006 instructions processed instead of 6,408) */
+	if (index >= STACK_MAX_DEPTH) {
 		w->result = KW_DEEP;
 		return 1;
 	}
+	n = index;
 	st->ips[n] = w->ip;
 	w->n = n + 1;
 	/* a return address is after the call: look up the call */

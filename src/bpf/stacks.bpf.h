@@ -46,6 +46,28 @@ struct {
 	__type(value, __u64);
 } stack_errors SEC(".maps");
 
+/* Where the kernel has bpf_loop() (set by user space where it is known
+ * to: the in-kernel unwinder needs it too), hash_ips() steps through it:
+ * the verifier checks one step, not STACK_MAX_DEPTH unrolled ones (about
+ * 1,000 of profile's sample program's 8,000 instructions processed). */
+const volatile bool stacks_bpf_loop = false;
+
+struct hash_state {
+	const struct stack_trace *st;
+	__u64 h;
+};
+
+static long hash_step(__u64 i, void *arg)
+{
+	struct hash_state *x = arg;
+
+	if (i >= STACK_MAX_DEPTH || i >= x->st->nr)
+		return 1;
+	x->h ^= x->st->ips[i];
+	x->h *= 0x100000001b3ULL;
+	return 0;
+}
+
 /* 64-bit FNV-1a over the words, then a final avalanche (murmur3 fmix64).
  * A global function: the verifier walks its loop of STACK_MAX_DEPTH once
  * for the whole object, not once per caller (a quarter of profile's
@@ -56,11 +78,18 @@ __noinline __u64 hash_ips(const struct stack_trace *st, __u64 seed)
 
 	if (!st)
 		return STACK_HASH_BIT;
-	for (int i = 0; i < STACK_MAX_DEPTH; i++) {
-		if (i >= (int)st->nr)
-			break;
-		h ^= st->ips[i];
-		h *= 0x100000001b3ULL;
+	if (stacks_bpf_loop) {
+		struct hash_state x = { .st = st, .h = h };
+
+		bpf_loop(STACK_MAX_DEPTH, hash_step, &x, 0);
+		h = x.h;
+	} else {
+		for (int i = 0; i < STACK_MAX_DEPTH; i++) {
+			if (i >= (int)st->nr)
+				break;
+			h ^= st->ips[i];
+			h *= 0x100000001b3ULL;
+		}
 	}
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;

@@ -224,6 +224,8 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	skel->rodata->max_ns = r->max_us < 0 ? ~0ULL : (uint64_t)r->max_us * 1000;
 	if (!r->wakers)
 		bpf_program__set_autoload(skel->progs.on_waking, false);
+	/* the in-kernel unwinder was chosen where bpf_loop() is */
+	skel->rodata->stacks_bpf_loop = stackcmd_kunwind(&r->o);
 	if (stackcmd_kunwind(&r->o) && r->threads != OFFCPU_THREADS_KERNEL) {
 		bpf_map__set_max_entries(skel->maps.unwind_rows, r->o.unwind_rows);
 	} else {

@@ -443,6 +443,8 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 				    : snapshots_on(r)       ? USTACK_SNAPSHOT
 							    : USTACK_FP;
 	skel->rodata->snapshot_bytes = r->o.stack_size;
+	/* the in-kernel unwinder was chosen where bpf_loop() is */
+	skel->rodata->stacks_bpf_loop = stackcmd_kunwind(&r->o);
 	if (snapshots_on(r))
 		bpf_map__set_max_entries(skel->maps.snapshot_scratch, libbpf_num_possible_cpus());
 	else

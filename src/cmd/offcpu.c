@@ -19,6 +19,7 @@
 #include "offcpu.skel.h"
 #include "bpf/offcpu.h"
 #include "trace/attach.h"
+#include "trace/features.h"
 
 static const char usage_text[] =
 "usage: stackscope offcpu [-p PID[,PID...]] [-t TID] [-d SECONDS] [-m MIN_US] [-M MAX_US]\n"
@@ -164,9 +165,15 @@ static int parse_args(struct offcpu_run *r, int argc, char **argv)
 		msg("-M %ld is below -m %ld", r->max_us, r->min_us);
 		return 2;
 	}
-	/* the in-kernel walk measured cheapest for waits (bench/offcpu.sh) */
-	if (r->o.unwind == UNWIND_AUTO)
-		r->o.unwind = UNWIND_KERNEL;
+	/* the in-kernel walk measured cheapest for waits (bench/offcpu.sh);
+	 * it needs the kernel's bpf_loop() */
+	if (r->o.unwind == UNWIND_AUTO) {
+		if (!r->o.kernel_only && r->threads != OFFCPU_THREADS_KERNEL &&
+		    feature_probe(FEATURE_BPF_LOOP) == -EOPNOTSUPP)
+			debug("--unwind auto: no bpf_loop() in this kernel: stacks copied and unwound here");
+		else
+			r->o.unwind = UNWIND_KERNEL;
+	}
 	return stackcmd_finish(&r->o, argc - optind, argv + optind);
 }
 

@@ -168,6 +168,20 @@ test_user_stacks_unwound_in_the_kernel() {
 		fail "truncated chains: $(grep '\[truncated\]' pp.folded | head -2 | cut -c1-200)"
 }
 
+# A kernel without bpf_loop() (before 5.17): the in-kernel walk needs it,
+# so --unwind auto copies the stacks; the same chains through libc.
+test_without_bpf_loop_stacks_copied() {
+	STACKSCOPE_FEATURES_OFF=bpf_loop timeout 60 "$SS" offcpu -v -o out.folded -- "$WL/unwind/libc_sleep" \
+		>wl.txt 2>err.txt || fail "offcpu exited $?: $(grep -v '^libbpf' err.txt | tail -3)"
+	grep -q 'unwind auto: no bpf_loop() in this kernel: stacks copied' err.txt ||
+		fail "not said: $(grep -i 'unwind\|feature' err.txt | head -3)"
+	us=$(samples out.folded '^libc_sleep;_start;__libc_start_main[^;]*;__libc_start_call_main;main;nap_in_libc;usleep;([^;]*;)*[^ ]*do_nanosleep_\[k\]')
+	between "$us" 897000 "$(measured wl.txt sleeps_us)" ||
+		fail "nap_in_libc via usleep: $us us, want 897000 to $(measured wl.txt sleeps_us); summary: $(tail -1 err.txt)"
+	! grep -q 'in-kernel unwinding\|unwound in the kernel' err.txt ||
+		fail "walked in the kernel: $(grep 'in-kernel\|unwound in the kernel' err.txt | head -2)"
+}
+
 test_launch_exit_status_and_errors() {
 	timeout 30 "$SS" offcpu -o out.folded -- sh -c 'exit 5' 2>/dev/null
 	[ $? = 5 ] || fail "exit status not passed through"

@@ -259,4 +259,11 @@ test_unwind_auto_kernel_for_a_command_copies_system_wide() {
 	timeout 60 "$SS" profile -F 99 -d 1 -o all.folded 2>err.txt || fail "profile exited $?: $(cat err.txt)"
 	grep -q '^stackscope profile: [0-9]* samples, ' err.txt && ! grep -q 'unwound in the kernel' err.txt ||
 		fail "system-wide: $(tail -1 err.txt)"
+	# a kernel without bpf_loop() (before 5.17): a command's stacks copied
+	STACKSCOPE_FEATURES_OFF=bpf_loop timeout 60 "$SS" profile -v -F 999 -o nl.folded -- "$WL/fp_chain" 1 \
+		2>err.txt || fail "profile exited $?: $(grep -v '^libbpf' err.txt | tail -3)"
+	grep -q 'unwind auto: no bpf_loop() in this kernel: stacks copied' err.txt &&
+		grep -q '^stackscope profile: [0-9]* samples, ' err.txt && ! grep -q 'unwound in the kernel' err.txt ||
+		fail "without bpf_loop: $(grep -i 'unwind auto' err.txt) $(tail -1 err.txt)"
+	grep -q ';main;' nl.folded || fail "without bpf_loop: no user stacks: $(head -3 nl.folded | cut -c1-200)"
 }

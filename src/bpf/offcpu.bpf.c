@@ -378,6 +378,7 @@ int BPF_PROG(on_waking, struct task_struct *p)
 		w.kstack = record_stack(ctx, 0);
 	if (want_user && !is_kthread(cur) && cur->pid != 0)
 		w.ustack = record_stack(ctx, BPF_F_USER_STACK);
-	bpf_map_update_elem(&waking, &tid, &w, BPF_ANY);
+	if (bpf_map_update_elem(&waking, &tid, &w, BPF_ANY))
+		stat_inc(&stats, OSTAT_WAKER_LOST);
 	return 0;
 }

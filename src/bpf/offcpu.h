@@ -79,6 +79,8 @@ enum offcpu_stat {
 	OSTAT_DIED,		/* a thread freed with its blocked interval open
 				 * (its switch-in unseen, and its exit): not
 				 * counted, its `starts` entry deleted */
+	OSTAT_WAKER_LOST,	/* --wakers: a waker not kept, `waking` full:
+				 * its wait is counted under [no waker] */
 	OSTAT_NR,
 };
 

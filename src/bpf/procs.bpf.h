@@ -8,6 +8,7 @@
 #ifndef STACKSCOPE_BPF_PROCS_BPF_H
 #define STACKSCOPE_BPF_PROCS_BPF_H
 #include "bpf/procs.h"
+#include "bpf/helpers.bpf.h"
 
 const volatile bool filter_pids = false;	/* only tgids in `targets` */
 const volatile bool follow_forks = false;	/* add children of targets */
@@ -37,6 +38,15 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } gens SEC(".maps");
+
+/* What the fork and exec programs could not write (bpf/procs.h): said
+ * at the end of every command, never lost silently. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PROCS_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} procs_stats SEC(".maps");
 
 static __always_inline bool in_scope(__u32 tgid)
 {
@@ -76,13 +86,17 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (ppid == cpid)
 		return 0;	/* a new thread, same process */
-	if (follow_forks && bpf_map_lookup_elem(&targets, &ppid))
-		bpf_map_update_elem(&targets, &cpid, &on, BPF_ANY);
+	/* `targets` full (or no memory): the child is not traced */
+	if (follow_forks && bpf_map_lookup_elem(&targets, &ppid) &&
+	    bpf_map_update_elem(&targets, &cpid, &on, BPF_ANY))
+		stat_inc(&procs_stats, PROCS_NOT_FOLLOWED);
 	/* A new process, maybe under a reused pid: a new address space. */
-	if (in_scope(cpid))
-		bpf_map_update_elem(&gens, &cpid, &now, BPF_ANY);
-	else
+	if (in_scope(cpid)) {
+		if (bpf_map_update_elem(&gens, &cpid, &now, BPF_ANY))
+			stat_inc(&procs_stats, PROCS_UNTIMED);
+	} else {
 		bpf_map_delete_elem(&gens, &cpid);
+	}
 	return 0;
 }
 
@@ -97,7 +111,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	if (target && *target == TARGET_PRE_EXEC)
 		*target = TARGET_ON;
-	bpf_map_update_elem(&gens, &pid, &now, BPF_ANY);
+	/* replacing the process's entry never fails for a full map; a new
+	 * one may (a process begun before tracing, or whose fork's failed) */
+	if (bpf_map_update_elem(&gens, &pid, &now, BPF_ANY))
+		stat_inc(&procs_stats, PROCS_UNTIMED);
 	return 0;
 }
 

@@ -19,7 +19,12 @@
  * sideband.c, sym/proctab.c).  A pid reused during the run is a new
  * fork, hence a new gen: the dead process's samples keep its mappings.
  * A process's entries in both maps go when its last task is freed
- * (`on_free`): the maps hold the live processes (-v counts them). */
+ * (`on_free`): the maps hold the live processes (-v counts them).
+ *
+ * `procs_stats` (per-CPU __u64 counters, indexed by enum procs_stat):
+ * what the fork and exec programs could not write, a map being full or
+ * the kernel out of memory; user space sums and says them at the end
+ * (trace/session.h, session_count_procs()). */
 #ifndef STACKSCOPE_BPF_PROCS_H
 #define STACKSCOPE_BPF_PROCS_H
 
@@ -27,5 +32,16 @@
 #define TARGET_ON 1		/* traced */
 #define TARGET_PRE_EXEC 2	/* a launched command still in its gate: traced
 				 * from its execve on (TARGET_ON from then) */
+
+/* `procs_stats` indices */
+enum procs_stat {
+	PROCS_NOT_FOLLOWED,	/* a child of a target not put in `targets`:
+				 * nothing of it (or of its own children) is
+				 * traced */
+	PROCS_UNTIMED,		/* an address space (a fork or an exec) whose
+				 * time `gens` did not take: the process's
+				 * stacks keep an older gen (or 0) */
+	PROCS_STAT_NR,
+};
 
 #endif

@@ -505,7 +505,6 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 	      (unsigned long long)stat_sum(r, OSTAT_UNSEEN),
 	      (unsigned long long)stat_sum(r, OSTAT_DIED), (unsigned long long)missed,
 	      (unsigned long long)exit_missed);
-	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 	/* a missed sys_exit run leaves its wait pending: counted, with the
 	 * frame-pointer stack (OSTAT_FALLBACK); a switch-in with no run of
 	 * on_switch at all (no recursion: the kernel called no probe) is
@@ -519,6 +518,13 @@ static int collect(void *ctx, struct session *s, struct stackpipe *sp)
 				stat_sum(r, OSTAT_USTACK_LOST) + lost_ustacks);
 	session_count(s, "intervals ended at the next switch-out (switch-in not seen)",
 		      stat_sum(r, OSTAT_UNSEEN), SESSION_IF_ANY);
+	if (stat_sum(r, OSTAT_WAKER_LOST))
+		msg("%llu wakers not kept: the waking map (%u threads) was full or out of memory; "
+		    "their waits are counted under [no waker]",
+		    (unsigned long long)stat_sum(r, OSTAT_WAKER_LOST),
+		    bpf_map__max_entries(r->skel->maps.waking));
+	session_count(s, "wakers lost", stat_sum(r, OSTAT_WAKER_LOST), SESSION_LOSS | SESSION_IF_ANY);
+	session_count_procs(s, r->skel->obj);
 	return 0;
 }
 

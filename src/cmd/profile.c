@@ -910,6 +910,8 @@ static int close_window(void *ctx, struct session *s, struct stackpipe *sp)
 	if (err)
 		msg("window: emptying the old slot: %s", strerror(-err));
 	debug("window: %lld samples, closed in %.1f ms", (long long)n, (now_sec() - t0) * 1e3);
+	/* an agent's run may never end: its processes' losses said as they come */
+	session_say_procs(s, r->skel->obj);
 	return err;
 }
 
@@ -956,7 +958,6 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 		      "(%llu with a user stack from its store), %llu unwound from copies",
 		      (unsigned long long)r->early_counts, (unsigned long long)r->early_kstacks,
 		      (unsigned long long)r->early_copies);
-	say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 	/* a failed insert into `counts` (the only other drop, a slot
 	 * without its map, cannot happen) */
 	if (stat_sum(r, PSTAT_DROPPED))
@@ -967,6 +968,7 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 			stat_sum(r, PSTAT_DROPPED) + recursion_misses(r),
 			stackpipe_stack_errors(bpf_map__fd(r->skel->maps.stack_errors)) +
 				stat_sum(r, PSTAT_SNAPSHOT_FAILED) + stat_sum(r, PSTAT_RING_FULL));
+	session_count_procs(s, r->skel->obj);
 	return 0;
 }
 

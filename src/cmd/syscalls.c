@@ -649,7 +649,6 @@ static int finish(struct sc_run *r, struct session *s)
 		}
 		if (r->sp)
 			stackpipe_say_bounds(r->sp);
-		say_proc_maps(bpf_map__fd(r->skel->maps.gens), bpf_map__fd(r->skel->maps.targets));
 		session_count(s, "records", r->records, 0);
 		session_count(s, "lost records", percpu_sum(stats, SCSTAT_LOST), SESSION_LOSS);
 	} else {
@@ -663,6 +662,7 @@ static int finish(struct sc_run *r, struct session *s)
 		      SESSION_LOSS | SESSION_IF_ANY);
 	if (r->stacks)
 		session_count(s, "lost stacks", percpu_sum(stats, SCSTAT_STACK_LOST), SESSION_LOSS);
+	session_count_procs(s, r->skel->obj);
 	return err;
 }
 

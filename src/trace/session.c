@@ -51,6 +51,8 @@ struct session {
 	double elapsed;
 	struct drain_step window;	/* fn NULL: no windows */
 	double window_len;
+	uint64_t procs_said[PROCS_STAT_NR];	/* procs_stats as said last */
+	double procs_said_at;		/* now_sec() then; 0: never */
 };
 
 int session_parse_opt(struct session_opts *o, int c, const char *arg)
@@ -169,10 +171,119 @@ bool session_filtered(const struct session *s)
 	return s->o.npids > 0 || s->o.cmd;
 }
 
+#define PROCS_MAPS_ENV "STACKSCOPE_PROCS_MAPS"
+#define PROCS_MAPS_MAX (1 << 20)	/* entries the variable may ask for */
+
+/* STACKSCOPE_PROCS_MAPS="targets=N,gens=N" (either or both): the tests
+ * size the process maps small, to fill them with a few processes.  The
+ * sizes asked, 0 where not; text it cannot read is said and ignored. */
+static void procs_maps_env(uint32_t *targets, uint32_t *gens)
+{
+	const char *env = getenv(PROCS_MAPS_ENV), *p = env;
+
+	*targets = *gens = 0;
+	while (p && *p) {
+		const char *end = strchrnul(p, ',');
+		uint32_t *to = !strncmp(p, "targets=", 8) ? targets
+			       : !strncmp(p, "gens=", 5)  ? gens
+							  : NULL;
+		char num[16], *stop;
+		const char *eq = memchr(p, '=', end - p);
+		long n;
+
+		if (!to || !eq || end - eq - 1 <= 0 || end - eq - 1 >= (long)sizeof(num)) {
+			msg("%s: \"%s\": expected targets=N,gens=N; ignored", PROCS_MAPS_ENV, env);
+			*targets = *gens = 0;
+			return;
+		}
+		memcpy(num, eq + 1, end - eq - 1);
+		num[end - eq - 1] = 0;
+		n = strtol(num, &stop, 10);
+		if (*stop || n < 1 || n > PROCS_MAPS_MAX) {
+			msg("%s: \"%s\": %s is not a size from 1 to %d; ignored", PROCS_MAPS_ENV,
+			    env, num, PROCS_MAPS_MAX);
+			*targets = *gens = 0;
+			return;
+		}
+		*to = (uint32_t)n;
+		p = *end ? end + 1 : end;
+	}
+}
+
 void session_size_gens(const struct session *s, struct bpf_map *targets, struct bpf_map *gens)
 {
-	if (session_filtered(s))
+	uint32_t t, g;
+
+	procs_maps_env(&t, &g);
+	if (t)
+		bpf_map__set_max_entries(targets, t);
+	if (g)
+		bpf_map__set_max_entries(gens, g);
+	else if (session_filtered(s))
 		bpf_map__set_max_entries(gens, 2 * bpf_map__max_entries(targets));
+}
+
+#define PROCS_SAY_EVERY 60.0	/* seconds between two messages of a long run */
+
+/* The losses of procs_stats (bpf/procs.h) as of now, into n. */
+static void procs_losses(const struct bpf_object *obj, uint64_t n[PROCS_STAT_NR])
+{
+	int fd = bpf_object__find_map_fd_by_name(obj, "procs_stats");
+
+	for (int i = 0; i < PROCS_STAT_NR; i++)
+		n[i] = fd < 0 ? 0 : percpu_sum(fd, i);
+}
+
+static uint32_t map_size(const struct bpf_object *obj, const char *name)
+{
+	const struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	return m ? bpf_map__max_entries(m) : 0;
+}
+
+/* Says the losses that grew since said last; whether it said any. */
+static bool say_procs(struct session *s, const struct bpf_object *obj)
+{
+	uint64_t n[PROCS_STAT_NR];
+	bool said = false;
+
+	procs_losses(obj, n);
+	if (n[PROCS_NOT_FOLLOWED] > s->procs_said[PROCS_NOT_FOLLOWED]) {
+		msg("%llu child processes not followed: the targets map (%u processes) was full "
+		    "or out of memory; nothing of them was traced",
+		    (unsigned long long)n[PROCS_NOT_FOLLOWED], map_size(obj, "targets"));
+		said = true;
+	}
+	if (n[PROCS_UNTIMED] > s->procs_said[PROCS_UNTIMED]) {
+		msg("%llu address spaces (forks, execs) not timed: the gens map (%u processes) "
+		    "was full or out of memory; their processes' user stacks may be named from "
+		    "an older address space", (unsigned long long)n[PROCS_UNTIMED],
+		    map_size(obj, "gens"));
+		said = true;
+	}
+	memcpy(s->procs_said, n, sizeof(n));
+	return said;
+}
+
+void session_say_procs(struct session *s, const struct bpf_object *obj)
+{
+	double t = now_sec();
+
+	if (s->procs_said_at && t - s->procs_said_at < PROCS_SAY_EVERY)
+		return;
+	if (say_procs(s, obj))
+		s->procs_said_at = t;
+}
+
+void session_count_procs(struct session *s, const struct bpf_object *obj)
+{
+	say_proc_maps(bpf_object__find_map_fd_by_name(obj, "gens"),
+		      bpf_object__find_map_fd_by_name(obj, "targets"));
+	say_procs(s, obj);
+	session_count(s, "child processes not followed", s->procs_said[PROCS_NOT_FOLLOWED],
+		      SESSION_LOSS | SESSION_IF_ANY);
+	session_count(s, "address spaces not timed", s->procs_said[PROCS_UNTIMED],
+		      SESSION_LOSS | SESSION_IF_ANY);
 }
 
 int session_fill_targets(struct session *s, int map_fd)

@@ -68,9 +68,21 @@ bool session_filtered(const struct session *s);
  * traced from its own execve) in a `targets` map (bpf/procs.h). */
 int session_fill_targets(struct session *s, int map_fd);
 /* Sizes the `gens` map (bpf/procs.bpf.h) before load: in a filtered run
- * it holds only pids of `targets`, so twice that (LRU slack) instead of
- * the system-wide size, whose preallocation costs start-up time. */
+ * it holds only pids of `targets`, so twice that instead of the
+ * system-wide size.  The tests make both small through the environment:
+ * STACKSCOPE_PROCS_MAPS="targets=N,gens=N" (either or both). */
 void session_size_gens(const struct session *s, struct bpf_map *targets, struct bpf_map *gens);
+struct bpf_object;
+/* What the fork and exec programs of bpf/procs.bpf.h could not write
+ * (its `procs_stats` in obj, a loaded object): children not followed
+ * (`targets` full), address spaces not timed (`gens` full), each said
+ * with its cause and counted into the closing line when any (and, -v,
+ * how full the two maps are now).  Once, at the end of the run. */
+void session_count_procs(struct session *s, const struct bpf_object *obj);
+/* The same losses said during a long run (profile --every's windows), as
+ * they grow, at most once a minute; session_count_procs() then says only
+ * what grew since, and counts them all. */
+void session_say_procs(struct session *s, const struct bpf_object *obj);
 
 /* Owns a BPF link or a perf event fd from now on: released at
  * session_detach() or session_free(), newest first. */

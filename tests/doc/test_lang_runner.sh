@@ -58,6 +58,18 @@ PROG BEGIN { }
 EXPECT_NONE ell
 TIMEOUT 10
 
+NAME none_regex_ok
+PROG BEGIN { }
+ENV FAKE_OUT=a\n\0040\0040\0040\0040bpf_prog_0123_on_x+1\n
+EXPECT_NONE_REGEX ^ {4}bpf_prog_[0-9a-f]+_p\d+\+\d+$
+TIMEOUT 10
+
+NAME none_regex_fails
+PROG BEGIN { }
+ENV FAKE_OUT=a\n\0040\0040\0040\0040bpf_prog_0123_p0+1\n
+EXPECT_NONE_REGEX ^ {4}bpf_prog_[0-9a-f]+_p\d+\+\d+$
+TIMEOUT 10
+
 NAME status_ok
 PROG BEGIN { }
 ENV FAKE_RC=3
@@ -121,6 +133,8 @@ ok lang/r/expect_stderr_too
 FAIL lang/r/expect_order
 ok lang/r/regex_ok
 FAIL lang/r/none_fails
+ok lang/r/none_regex_ok
+FAIL lang/r/none_regex_fails
 ok lang/r/status_ok
 FAIL lang/r/status_fails
 ok lang/r/file_ok

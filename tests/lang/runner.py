@@ -11,6 +11,7 @@ separated by blank lines, '#' starts a comment line).
                        lines are found, in their order)
   EXPECT_REGEX re      re (Python syntax) matches in the output (re.M)
   EXPECT_NONE text     no line of the output contains text
+  EXPECT_NONE_REGEX re re matches nowhere in the output (re.M)
   EXPECT_FILE path     stdout is exactly the file (relative to tests/lang)
   EXPECT_JSON path     stdout's lines are the file's JSON objects, equal
                        once parsed (every line must parse)
@@ -41,7 +42,7 @@ and "invalid option" (an option not there yet), is skipped, saying so.
 everywhere: {{BIN}} (also {{BPFTRACE}}), {{RUN_FILE}} (what runs a
 script file: "stackscope run", "bpftrace"), {{WL}} (the test workloads),
 {{LANG}} (tests/lang), {{T}} (a private temporary directory), {{BEFORE_PID}};
-in EXPECT, EXPECT_NONE and EXPECT_REGEX too ({{WL}} and {{T}}; in a regex
+in EXPECT, EXPECT_NONE, EXPECT_REGEX and EXPECT_NONE_REGEX too ({{WL}} and {{T}}; in a regex
 {{T}} stands for itself, escaped).
 
 Prints "ok lang/FILE/NAME", "FAIL lang/FILE/NAME: why" or "skip ...: why"
@@ -70,11 +71,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DIRECTIVES = {
-    "NAME", "PROG", "RUN", "ARGS", "EXPECT", "EXPECT_REGEX", "EXPECT_NONE",
+    "NAME", "PROG", "RUN", "ARGS", "EXPECT", "EXPECT_REGEX", "EXPECT_NONE", "EXPECT_NONE_REGEX",
     "EXPECT_FILE", "EXPECT_JSON", "RETURN_CODE", "TIMEOUT", "BEFORE", "AFTER",
     "REQUIRES", "ENV",
 }
-MULTI = {"EXPECT", "EXPECT_REGEX", "EXPECT_NONE", "REQUIRES", "ENV"}
+MULTI = {"EXPECT", "EXPECT_REGEX", "EXPECT_NONE", "EXPECT_NONE_REGEX", "REQUIRES", "ENV"}
 ATTACHED = re.compile(r"^Attached \d+ probes?$", re.M)
 # bpftrace says "Attaching N probes..." before attaching; with this in its
 # environment it prints the line after (its own runtime tests' way)
@@ -135,7 +136,8 @@ def parse(path):
         if "TIMEOUT" not in c:
             raise CaseError(where + ": %s has no TIMEOUT" % c["NAME"])
         if not any(k in c for k in ("EXPECT", "EXPECT_REGEX", "EXPECT_NONE",
-                                    "EXPECT_FILE", "EXPECT_JSON", "RETURN_CODE")):
+                                    "EXPECT_NONE_REGEX", "EXPECT_FILE", "EXPECT_JSON",
+                                    "RETURN_CODE")):
             raise CaseError(where + ": %s expects nothing" % c["NAME"])
         try:
             c["TIMEOUT"] = float(c["TIMEOUT"])
@@ -311,9 +313,9 @@ class Runner:
 
     def check(self, case, rc, out, err, tmp):
         case = dict(case)
-        for k in ("EXPECT", "EXPECT_REGEX", "EXPECT_NONE"):
+        for k in ("EXPECT", "EXPECT_REGEX", "EXPECT_NONE", "EXPECT_NONE_REGEX"):
             if k in case:
-                case[k] = [self.subst(v, tmp) if k != "EXPECT_REGEX"
+                case[k] = [self.subst(v, tmp) if "REGEX" not in k
                            else self.subst(v, re.escape(tmp)) for v in case[k]]
         text = (out + err).decode("utf-8", "surrogateescape")
         lines = text.split("\n")
@@ -336,6 +338,10 @@ class Runner:
             for line in lines:
                 if bad in line:
                     raise CaseError("unexpected %r in line %r" % (bad, line))
+        for rx in case.get("EXPECT_NONE_REGEX", []):
+            m = re.search(rx, text, re.M)
+            if m:
+                raise CaseError("unexpected match of /%s/: %r" % (rx, m.group(0)))
         if "EXPECT_FILE" in case:
             path = os.path.join(HERE, case["EXPECT_FILE"])
             with open(path, encoding="utf-8", errors="surrogateescape") as f:

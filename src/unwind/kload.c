@@ -253,7 +253,14 @@ static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kloa
 	}
 	n = t ? unwind_table_rows(t, &rows) : 0;
 	if (!n) {
+		/* not kept: a failure may pass (the mapping gone while the
+		 * process exec'd, the file not readable yet), and one kept
+		 * would leave every later process's stacks through the
+		 * binary truncated for the rest of the run; the next load
+		 * looks again */
 		k->stats.no_table++;
+		free(b);
+		return NULL;
 	} else if (n > k->o.rows - k->next_row) {
 		b->kind = KUNWIND_SNAPSHOT;
 		k->stats.over_capacity++;

@@ -33,6 +33,16 @@ void htab_free(struct htab *h)
 	free(h);
 }
 
+void htab_free_all(struct htab *h)
+{
+	size_t pos = 0;
+	void *e;
+
+	while (h && (e = htab_next(h, &pos)))
+		free(e);
+	htab_free(h);
+}
+
 size_t htab_count(const struct htab *h)
 {
 	return h->count;

@@ -33,6 +33,9 @@ struct htab {
 struct htab *htab_new(size_t initial);
 /* Frees the table, not the entries; accepts NULL. */
 void htab_free(struct htab *h);
+/* Frees every entry (each one malloc'd block), then the table; accepts
+ * NULL. */
+void htab_free_all(struct htab *h);
 
 /* The entry with key (hash being its hash), or NULL. */
 static inline void *htab_find(const struct htab *h, uint64_t hash, const void *key,

@@ -52,6 +52,12 @@ struct {
  * 1,000 of profile's sample program's 8,000 instructions processed). */
 const volatile bool stacks_bpf_loop = false;
 
+/* One word into an FNV-1a hash. */
+static __always_inline __u64 fnv_word(__u64 h, __u64 w)
+{
+	return (h ^ w) * 0x100000001b3ULL;
+}
+
 struct hash_state {
 	const struct stack_trace *st;
 	__u64 h;
@@ -63,8 +69,7 @@ static long hash_step(__u64 i, void *arg)
 
 	if (i >= STACK_MAX_DEPTH || i >= x->st->nr)
 		return 1;
-	x->h ^= x->st->ips[i];
-	x->h *= 0x100000001b3ULL;
+	x->h = fnv_word(x->h, x->st->ips[i]);
 	return 0;
 }
 
@@ -87,8 +92,7 @@ __noinline __u64 hash_ips(const struct stack_trace *st, __u64 seed)
 		for (int i = 0; i < STACK_MAX_DEPTH; i++) {
 			if (i >= (int)st->nr)
 				break;
-			h ^= st->ips[i];
-			h *= 0x100000001b3ULL;
+			h = fnv_word(h, st->ips[i]);
 		}
 	}
 	h ^= h >> 33;

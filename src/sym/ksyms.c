@@ -433,16 +433,9 @@ static const struct ksym *live_find(struct knames *kn, unsigned long addr)
 
 static void knames_free(struct knames *kn)
 {
-	struct kname *e;
-	size_t pos = 0;
-
 	if (!kn)
 		return;
-	if (kn->byip) {
-		while ((e = htab_next(kn->byip, &pos)))
-			free(e);
-		htab_free(kn->byip);
-	}
+	htab_free_all(kn->byip);
 	strpool_free(kn->strs);
 	ksyms_free(kn->all);
 	ksym_bpf__destroy(kn->skel);

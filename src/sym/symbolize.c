@@ -81,22 +81,8 @@ void symbolizer_free(struct symbolizer *s)
 	if (!s->src_borrowed)
 		srcmap_free(s->src);
 	perfmaps_free(s->jit);
-	if (s->ucache) {
-		size_t pos = 0;
-		struct uname *u;
-
-		while ((u = htab_next(s->ucache, &pos)))
-			free(u);
-	}
-	htab_free(s->ucache);
-	if (s->modules) {
-		size_t pos = 0;
-		struct frame_module *m;
-
-		while ((m = htab_next(s->modules, &pos)))
-			free(m);
-	}
-	htab_free(s->modules);
+	htab_free_all(s->ucache);
+	htab_free_all(s->modules);
 	free(s);
 }
 

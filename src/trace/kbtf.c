@@ -19,6 +19,7 @@
 #include "trace/kbtf.h"
 
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+#define MEMFD_NAME "stackscope-core-btf"
 #define MARK_EVERY 64		/* every 64th type's offset is kept */
 #define MAX_DEPTH 64		/* embedded types nest no deeper */
 #define MAX_BTF_SIZE (512UL << 20)
@@ -517,17 +518,6 @@ static int scan_types(struct kview *kv, struct htab *roots, const uint64_t *firs
 	return 0;
 }
 
-/* A table and the entries it owns. */
-static void free_owning(struct htab *h)
-{
-	size_t pos = 0;
-	void *e;
-
-	while (h && (e = htab_next(h, &pos)))
-		free(e);
-	htab_free(h);
-}
-
 int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struct kbtf_custom *c)
 {
 	struct kcopy k = {};
@@ -577,7 +567,7 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 		if (err)
 			goto out;
 	} else {
-		c->fd = memfd_with("stackscope-core-btf", raw, size);
+		c->fd = memfd_with(MEMFD_NAME, raw, size);
 		if (c->fd < 0) {
 			err = c->fd;
 			c->fd = -1;
@@ -587,8 +577,8 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 	}
 	c->types = btf__type_cnt(k.out) - 1;
 out:
-	free_owning(roots);
-	free_owning(k.ids);
+	htab_free_all(roots);
+	htab_free_all(k.ids);
 	if (!libbpf_get_error(k.out))
 		btf__free(k.out);
 	btf__free(local);
@@ -615,7 +605,7 @@ void kbtf_start(struct kbtf_custom *c, const void *elf, size_t elf_size)
 	c->elf_size = elf_size;
 	/* the memfd first: the object can be opened naming it before the
 	 * thread has filled it (kbtf_use), and set up meanwhile */
-	c->fd = memfd_create("stackscope-core-btf", MFD_CLOEXEC);
+	c->fd = memfd_create(MEMFD_NAME, MFD_CLOEXEC);
 	if (c->fd >= 0)
 		snprintf(c->path, sizeof(c->path), "/proc/self/fd/%d", c->fd);
 	/* the thread takes no signal: they stay for the run's own handling

@@ -179,35 +179,35 @@ bool session_filtered(const struct session *s)
  * sizes asked, 0 where not; text it cannot read is said and ignored. */
 static void procs_maps_env(uint32_t *targets, uint32_t *gens)
 {
-	const char *env = getenv(PROCS_MAPS_ENV), *p = env;
+	const char *env = getenv(PROCS_MAPS_ENV);
+	char *copy, *tok, *save = NULL;
 
 	*targets = *gens = 0;
-	while (p && *p) {
-		const char *end = strchrnul(p, ',');
-		uint32_t *to = !strncmp(p, "targets=", 8) ? targets
-			       : !strncmp(p, "gens=", 5)  ? gens
-							  : NULL;
-		char num[16], *stop;
-		const char *eq = memchr(p, '=', end - p);
+	if (!env || !(copy = strdup(env)))
+		return;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		uint32_t *to = NULL;
 		long n;
 
-		if (!to || !eq || end - eq - 1 <= 0 || end - eq - 1 >= (long)sizeof(num)) {
-			msg("%s: \"%s\": expected targets=N,gens=N; ignored", PROCS_MAPS_ENV, env);
-			*targets = *gens = 0;
-			return;
+		if (eq) {
+			*eq++ = 0;
+			to = !strcmp(tok, "targets") ? targets : !strcmp(tok, "gens") ? gens : NULL;
 		}
-		memcpy(num, eq + 1, end - eq - 1);
-		num[end - eq - 1] = 0;
-		n = strtol(num, &stop, 10);
-		if (*stop || n < 1 || n > PROCS_MAPS_MAX) {
+		if (!to) {
+			msg("%s: \"%s\": expected targets=N,gens=N; ignored", PROCS_MAPS_ENV, env);
+		} else if (parse_long(eq, 1, PROCS_MAPS_MAX, &n)) {
 			msg("%s: \"%s\": %s is not a size from 1 to %d; ignored", PROCS_MAPS_ENV,
-			    env, num, PROCS_MAPS_MAX);
+			    env, eq, PROCS_MAPS_MAX);
+			to = NULL;
+		}
+		if (!to) {
 			*targets = *gens = 0;
-			return;
+			break;
 		}
 		*to = (uint32_t)n;
-		p = *end ? end + 1 : end;
 	}
+	free(copy);
 }
 
 void session_size_gens(const struct session *s, struct bpf_map *targets, struct bpf_map *gens)

@@ -75,22 +75,12 @@ struct kload *kload_new(const struct kload_opts *o)
 	return k;
 }
 
-static void free_all(struct htab *h)
-{
-	size_t pos = 0;
-	void *e;
-
-	while (h && (e = htab_next(h, &pos)))
-		free(e);
-	htab_free(h);
-}
-
 void kload_free(struct kload *k)
 {
 	if (!k)
 		return;
-	free_all(k->binaries);
-	free_all(k->procs);
+	htab_free_all(k->binaries);
+	htab_free_all(k->procs);
 	free(k);
 }
 
@@ -392,7 +382,7 @@ int kload_process(struct kload *k, uint32_t pid, uint64_t gen, bool unmapped)
 	      e->flags & KUNWIND_UNMAPPED_FP ? ", other pcs by frame pointer" : "");
 	if (!p) {
 		if (htab_count(k->procs) >= MAX_PIDS) {
-			free_all(k->procs);
+			htab_free_all(k->procs);
 			k->procs = htab_new(64);
 			if (!k->procs)
 				return -ENOMEM;

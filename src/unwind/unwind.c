@@ -159,15 +159,6 @@ static bool caches_made(struct unwinder *u)
 	return u->cache && u->rows;
 }
 
-static void pending_clear(struct htab *h)
-{
-	size_t pos = 0;
-	void *e;
-
-	while ((e = htab_next(h, &pos)))
-		free(e);
-}
-
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -273,10 +264,7 @@ void unwinder_free(struct unwinder *u)
 	if (!u)
 		return;
 	builder_free(u->builder);
-	if (u->pending) {
-		pending_clear(u->pending);
-		htab_free(u->pending);
-	}
+	htab_free_all(u->pending);
 	for (size_t i = 0; u->cache && i < CACHE_SLOTS; i++)
 		free(u->cache[i].ips);
 	free(u->cache);
@@ -465,8 +453,7 @@ static bool table_waits(struct unwinder *u, const struct mapping *m, const struc
 
 			if (!fresh)
 				return false;
-			pending_clear(u->pending);
-			htab_free(u->pending);
+			htab_free_all(u->pending);
 			u->pending = fresh;
 		}
 		p = calloc(1, sizeof(*p));

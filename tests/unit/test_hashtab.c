@@ -232,6 +232,32 @@ TEST(htab_iterates_each_entry_once)
 	htab_free(h);
 }
 
+/* Entries freed with the table (a leak or a double free shows under
+ * SANITIZE=1); NULL accepted. */
+TEST(htab_free_all_takes_the_entries)
+{
+	struct htab *h = htab_new(0);
+	size_t pos = 0, n = 0;
+
+	htab_free_all(NULL);
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	for (int i = 0; i < 100; i++) {
+		int *v = malloc(sizeof(*v));
+
+		CHECK(v != NULL);
+		if (!v)
+			break;
+		*v = i;
+		CHECK_INT(htab_insert(h, int_hash(i), v), 0);
+	}
+	while (htab_next(h, &pos))
+		n++;
+	CHECK_INT(n, 100);
+	htab_free_all(h);
+}
+
 TEST(hash_bytes_is_folded_fnv1a)
 {
 	/* FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c; frame colours and every

@@ -71,6 +71,35 @@ int map_premake(struct bpf_map *m)
 	return err;
 }
 
+size_t map_premake_list(struct bpf_object *obj, struct bpf_map **out, size_t max)
+{
+	struct bpf_map *m;
+	size_t n = 0;
+
+	bpf_object__for_each_map(m, obj) {
+		switch (bpf_map__type(m)) {
+		case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+		case BPF_MAP_TYPE_HASH_OF_MAPS:
+		case BPF_MAP_TYPE_PROG_ARRAY:
+		case BPF_MAP_TYPE_STRUCT_OPS:
+		case BPF_MAP_TYPE_TASK_STORAGE:
+		case BPF_MAP_TYPE_INODE_STORAGE:
+		case BPF_MAP_TYPE_SK_STORAGE:
+		case BPF_MAP_TYPE_CGROUP_STORAGE:
+			continue;
+		default:
+			break;
+		}
+		if (bpf_map__is_internal(m) || !bpf_map__autocreate(m) || bpf_map__fd(m) >= 0 ||
+		    !bpf_map__max_entries(m))
+			continue;
+		if (n == max)
+			break;
+		out[n++] = m;
+	}
+	return n;
+}
+
 int write_all(int fd, const void *data, size_t size)
 {
 	const char *p = data;

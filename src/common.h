@@ -58,6 +58,12 @@ struct bpf_map;
  * storage, not maps with locks or timers).  0 or -errno, said under -v;
  * on failure libbpf creates it at the load as usual. */
 int map_premake(struct bpf_map *m);
+struct bpf_object;
+/* The maps of obj that map_premake() can make (into out, at most max):
+ * not made yet, not its global data (libbpf fills and freezes those),
+ * not a map of maps or programs (filled at the load), not a storage
+ * (needs its BTF).  How many. */
+size_t map_premake_list(struct bpf_object *obj, struct bpf_map **out, size_t max);
 
 /* The entries of a BPF hash map keyed by a __u32 (a pid), counted by
  * walking its keys (at most max: a map changing under the walk cannot

@@ -95,6 +95,9 @@ struct profile_run {
 	long hz;
 	struct profile_bpf *skel;
 	struct kbtf_custom kbtf;	/* until loaded */
+	struct bpf_map *premade[32];	/* made before the load */
+	int tmpl[2];		/* small_template()'s, until loaded */
+	bool maps_late;		/* some made by the load: tables after it */
 	/* continuous: --label's and the hostname, "k=v,k=v" */
 	const char *labels[MAX_LABELS];
 	int nlabels;
@@ -412,14 +415,20 @@ static int name_exited(void *ctx, struct stackpipe *sp);
  * only told again sooner (one more miss record). */
 #define TOLD_FILTERED 1024
 
-/* Load, fill the filter, then fork/exec tracking before sampling, so no
- * generation is missed. */
-static int setup(void *ctx, struct session *s, struct stackpipe *sp)
+static int load(void *skel)
+{
+	return profile_bpf__load(skel);
+}
+
+/* Before the launch: the object opened and sized for the run, its maps
+ * made, its load begun on the thread of the small BTF (setup() waits for
+ * it). */
+static int prepare(void *ctx, struct session *s)
 {
 	struct profile_run *r = ctx;
 	struct profile_bpf *skel;
 	long max = perf_max_sample_rate();
-	int err, tmpl[2] = { -1, -1 };
+	int err;
 
 	if (max > 0 && r->hz > max) {
 		msg("-F %ld: above the kernel's limit of %ld Hz (sysctl kernel.perf_event_max_sample_rate)",
@@ -435,7 +444,7 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	}
 	skel->rodata->filter_pids = session_filtered(s);
 	session_size_gens(s, skel->maps.targets, skel->maps.gens);
-	skel->rodata->follow_forks = session_child(s) != 0;
+	skel->rodata->follow_forks = r->o.s.cmd != NULL;
 	skel->rodata->want_kernel = !r->o.user_only;
 	skel->rodata->want_user = !r->o.kernel_only;
 	skel->rodata->per_thread = r->o.per_thread;
@@ -468,27 +477,49 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 		bpf_map__set_max_entries(skel->maps.counts_b, 1);
 		bpf_map__set_max_entries(skel->maps.stacks_b, 1);
 	}
-	small_template(skel->maps.count_slots, skel->maps.counts, &tmpl[0]);
-	small_template(skel->maps.stack_slots, skel->maps.stacks, &tmpl[1]);
-	/* the slowest maps to create (8 MiB of ring zeroed: ~2.5 ms; a hash's
-	 * buckets ~1.3 ms) made while the small BTF is awaited */
-	if (snapshots_on(r))
-		map_premake(skel->maps.snapshots);
-	map_premake(skel->maps.counts);
-	map_premake(skel->maps.gens);
-	err = KBTF_LOAD(profile, skel, &r->kbtf);
+	small_template(skel->maps.count_slots, skel->maps.counts, &r->tmpl[0]);
+	small_template(skel->maps.stack_slots, skel->maps.stacks, &r->tmpl[1]);
+	/* the maps (8 MiB of ring zeroed: ~2 ms; a hash's buckets ~1 ms)
+	 * made here and on the small BTF's thread, which then loads the
+	 * programs (their verification: most of the load) while the
+	 * command is launched and the tables below are filled */
+	r->maps_late = kbtf_load_start(&r->kbtf, &(struct kbtf_load){
+		.maps = r->premade,
+		.nmaps = map_premake_list(skel->obj, r->premade, ARRAY_SIZE(r->premade)),
+		.load = load, .arg = skel }) > 0;
+	return 0;
+}
+
+/* The load's result, once over (the object is the caller's again). */
+static int loaded(struct profile_run *r)
+{
+	int err = kbtf_load_wait(&r->kbtf);
+
 	kbtf_close(&r->kbtf);
-	for (int i = 0; i < 2; i++)
-		if (tmpl[i] >= 0)
-			close(tmpl[i]);
-	if (err) {
-		msg("cannot load the profile BPF programs: %s (%s)", strerror(-err), bpf_hint(err));
-		return err;
+	for (int i = 0; i < 2; i++) {
+		if (r->tmpl[i] >= 0)
+			close(r->tmpl[i]);
+		r->tmpl[i] = -1;
 	}
-	stackcmd_warm_store(bpf_map__fd(skel->maps.stacks));
-	if (r->o.every > 0)
+	return err;
+}
+
+/* Fill the filter and the tables while the programs load, then fork/exec
+ * tracking before sampling, so no generation is missed. */
+static int setup(void *ctx, struct session *s, struct stackpipe *sp)
+{
+	struct profile_run *r = ctx;
+	struct profile_bpf *skel = r->skel;
+	int err = 0, load_err = 0;
+
+	if (r->maps_late)
+		err = load_err = loaded(r);
+	if (!err)
+		stackcmd_warm_store(bpf_map__fd(skel->maps.stacks));
+	if (!err && r->o.every > 0)
 		stackcmd_warm_store(bpf_map__fd(skel->maps.stacks_b));
-	err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
+	if (!err)
+		err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
 	/* load requests drained before the copies: a process is loaded
 	 * (its tables built) first, so its copies stop sooner, and those
 	 * queued meanwhile are unwound with the tables already built */
@@ -510,6 +541,14 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	if (!err && !r->o.kernel_only && r->o.every <= 0 &&
 	    (stackcmd_kunwind(&r->o) || !snapshots_on(r)))
 		stackpipe_name_exited(sp, name_exited, r);
+	/* on every path: the thread is done with the object after */
+	if (!r->maps_late)
+		load_err = loaded(r);
+	if (load_err) {
+		msg("cannot load the profile BPF programs: %s (%s)", strerror(-load_err),
+		    bpf_hint(load_err));
+		return load_err;
+	}
 	if (!err)
 		err = attach_program(s, skel->progs.on_fork);
 	if (!err)
@@ -974,19 +1013,21 @@ static int count(void *ctx, struct session *s, struct stackpipe *sp)
 
 int cmd_profile(int argc, char **argv)
 {
-	struct profile_run r = { .kbtf = KBTF_INIT };
+	struct profile_run r = { .kbtf = KBTF_INIT, .tmpl = { -1, -1 } };
 	char sub[128];
 	int ret;
 
+	/* the small BTF begun first: its thread starts while the options
+	 * are read (a run that ends there waits for it, ~8 ms) */
+	KBTF_START(profile, &r.kbtf);
 	ret = parse_args(&r, argc, argv);
 	if (!ret) {
-		KBTF_START(profile, &r.kbtf);
 		snprintf(sub, sizeof(sub), "cpu-clock at %ld Hz", r.hz);
 		/* pprof's CPU profile: a count and the CPU time it stands for */
 		int64_t period = 1000000000 / r.hz;
 
 		ret = stackcmd_run(&r.o, &(struct stackcmd_capture){
-			.setup = setup, .collect = collect, .window = close_window, .count = count,
+			.prepare = prepare, .setup = setup, .collect = collect, .window = close_window, .count = count,
 			.title = "CPU profile",
 			.subtitle = sub, .unit = "samples",
 			.pprof = { .types = { { "samples", "count", 1 },
@@ -994,8 +1035,11 @@ int cmd_profile(int argc, char **argv)
 				   .ntypes = 2, .period_type = "cpu", .period_unit = "nanoseconds",
 				   .period = period } }, &r);
 	}
+	kbtf_close(&r.kbtf);	/* the thread done with the object first */
+	for (int i = 0; i < 2; i++)
+		if (r.tmpl[i] >= 0)
+			close(r.tmpl[i]);
 	profile_bpf__destroy(r.skel);
-	kbtf_close(&r.kbtf);
 	session_opts_free(&r.o.s);
 	return ret < 0 ? 0 : ret;
 }

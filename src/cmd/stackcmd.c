@@ -314,7 +314,12 @@ static int stackcmd_run_windows(struct stackcmd_opts *o, const struct stackcmd_c
 	if (!o->s.tick)
 		o->s.tick = WINDOWS_TICK;
 	w.s = session_new(&o->s);
-	if (!w.s || session_launch(w.s))
+	if (!w.s)
+		goto out;
+	err = c->prepare ? c->prepare(ctx, w.s) : 0;
+	if (err)
+		goto end;
+	if (session_launch(w.s))
 		goto out;
 	w.sp = stackpipe_new(w.s, &po);
 	if (!w.sp)
@@ -343,6 +348,7 @@ static int stackcmd_run_windows(struct stackcmd_opts *o, const struct stackcmd_c
 			err = c->count(ctx, w.s, w.sp);
 		windows_count(w.win, w.s);
 	}
+end:
 	ret = session_end(w.s, err);
 out:
 	windows_free(w.win);
@@ -362,7 +368,14 @@ int stackcmd_run(struct stackcmd_opts *o, const struct stackcmd_capture *c, void
 	if (o->every > 0)
 		return stackcmd_run_windows(o, c, ctx);
 	s = session_new(&o->s);
-	if (!s || session_launch(s))
+	if (!s)
+		goto out;
+	/* the object's load begins before the launch, and runs on while
+	 * the command is launched and the pipeline made */
+	err = c->prepare ? c->prepare(ctx, s) : 0;
+	if (err)
+		goto end;
+	if (session_launch(s))
 		goto out;
 	sp = stackpipe_new(s, &po);
 	if (!sp)
@@ -384,6 +397,7 @@ int stackcmd_run(struct stackcmd_opts *o, const struct stackcmd_capture *c, void
 	if (!err)
 		debug("report written %.3f s after the end of capture (stacks read, symbolized, "
 		      "written)", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+end:
 	ret = session_end(s, err);
 out:
 	stackpipe_free(sp);

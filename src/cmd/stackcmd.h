@@ -73,6 +73,9 @@ struct stackpipe_opts stackcmd_pipe_opts(const struct stackcmd_opts *o);
  * reads exactly what it holds into the pipeline (the last one once
  * sampling is detached), and count counts the whole run. */
 struct stackcmd_capture {
+	/* before the launch (optional): what the run's options are enough
+	 * for; setup() once the command is launched and the pipeline made */
+	int (*prepare)(void *ctx, struct session *s);
 	int (*setup)(void *ctx, struct session *s, struct stackpipe *sp);
 	int (*collect)(void *ctx, struct session *s, struct stackpipe *sp);
 	int (*window)(void *ctx, struct session *s, struct stackpipe *sp);

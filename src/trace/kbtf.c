@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -588,12 +589,63 @@ out:
 	return err;
 }
 
+/* Where the small BTF could not be made, the path the object names reads
+ * the kernel's whole BTF instead: libbpf does as it did before (or fails,
+ * naming it, without one).  Before the load. */
+static void btf_for_load(struct kbtf_custom *c)
+{
+	int fd;
+
+	if (!c->err) {
+		debug("small kernel BTF: %d types", c->types);
+		return;
+	}
+	if (c->fd < 0)
+		return;
+	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || dup3(fd, c->fd, O_CLOEXEC) < 0)
+		debug("%s: %s", VMLINUX_BTF, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	debug("small kernel BTF: %s; libbpf reads the whole of it", strerror(-c->err));
+}
+
+/* The job's maps made, those not taken yet here: returns once all are
+ * (the other thread's last one included, awaited awake: one map's
+ * creation at most, and an idle processor of a virtual machine can take
+ * as long to wake up). */
+static void make_maps(struct kbtf_custom *c)
+{
+	size_t i, n = c->job.nmaps;
+
+	while ((i = __atomic_fetch_add(&c->next_map, 1, __ATOMIC_RELAXED)) < n) {
+		if (map_premake(c->job.maps[i]))
+			__atomic_add_fetch(&c->maps_late, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&c->maps_made, 1, __ATOMIC_RELEASE);
+	}
+	while (__atomic_load_n(&c->maps_made, __ATOMIC_ACQUIRE) < n)
+		sched_yield();
+}
+
 static void *make_it(void *arg)
 {
 	struct kbtf_custom *c = arg;
+	bool load;
 
 	/* into kbtf_start()'s memfd only: the main thread reads c->fd */
 	c->err = c->fd < 0 ? -EBADF : kbtf_for_object(c->elf, c->elf_size, NULL, c);
+	if (!c->running)
+		return NULL;	/* inline: no thread could start */
+	pthread_mutex_lock(&c->mu);
+	while (c->order == KBTF_AWAIT)
+		pthread_cond_wait(&c->cv, &c->mu);
+	load = c->order == KBTF_LOAD_HERE;
+	pthread_mutex_unlock(&c->mu);
+	if (load) {
+		make_maps(c);
+		btf_for_load(c);
+		c->load_err = c->job.load(c->job.arg);
+	}
 	return NULL;
 }
 
@@ -603,6 +655,9 @@ void kbtf_start(struct kbtf_custom *c, const void *elf, size_t elf_size)
 
 	c->elf = elf;
 	c->elf_size = elf_size;
+	c->order = KBTF_AWAIT;
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv, NULL);
 	/* the memfd first: the object can be opened naming it before the
 	 * thread has filled it (kbtf_use), and set up meanwhile */
 	c->fd = memfd_create(MEMFD_NAME, MFD_CLOEXEC);
@@ -613,16 +668,26 @@ void kbtf_start(struct kbtf_custom *c, const void *elf, size_t elf_size)
 	 * go to this one, with its default action) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	c->running = !pthread_create(&c->thread, NULL, make_it, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!c->running)
+	c->running = true;
+	if (pthread_create(&c->thread, NULL, make_it, c)) {
+		c->running = false;
 		make_it(c);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The thread ended: told to, unless it was given a load. */
 static void wait_for_it(struct kbtf_custom *c)
 {
-	if (c->running)
-		pthread_join(c->thread, NULL);
+	if (!c->running)
+		return;
+	pthread_mutex_lock(&c->mu);
+	if (c->order == KBTF_AWAIT) {
+		c->order = KBTF_END;
+		pthread_cond_broadcast(&c->cv);
+	}
+	pthread_mutex_unlock(&c->mu);
+	pthread_join(c->thread, NULL);
 	c->running = false;
 }
 
@@ -635,23 +700,36 @@ void kbtf_use(struct kbtf_custom *c, struct bpf_object_open_opts *opts)
 
 void kbtf_ready(struct kbtf_custom *c)
 {
-	int fd;
-
 	wait_for_it(c);
-	if (!c->err) {
-		debug("small kernel BTF: %d types", c->types);
-		return;
+	btf_for_load(c);
+}
+
+size_t kbtf_load_start(struct kbtf_custom *c, const struct kbtf_load *job)
+{
+	c->load_started = true;
+	c->job = *job;
+	c->next_map = c->maps_made = c->maps_late = 0;
+	if (!c->running) {
+		/* no thread (it could not start): all of it here */
+		make_maps(c);
+		btf_for_load(c);
+		c->load_err = job->load(job->arg);
+		return c->maps_late;
 	}
-	if (c->fd < 0)
-		return;
-	/* the path the object names reads the kernel's whole BTF instead:
-	 * libbpf does as it did before (or fails, naming it, without one) */
-	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || dup3(fd, c->fd, O_CLOEXEC) < 0)
-		debug("%s: %s", VMLINUX_BTF, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	debug("small kernel BTF: %s; libbpf reads the whole of it", strerror(-c->err));
+	pthread_mutex_lock(&c->mu);
+	c->order = KBTF_LOAD_HERE;
+	pthread_cond_broadcast(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	make_maps(c);
+	return __atomic_load_n(&c->maps_late, __ATOMIC_RELAXED);	/* all made */
+}
+
+int kbtf_load_wait(struct kbtf_custom *c)
+{
+	if (!c->load_started)
+		return -EINVAL;
+	wait_for_it(c);
+	return c->load_err;
 }
 
 void kbtf_close(struct kbtf_custom *c)

@@ -27,6 +27,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct bpf_map;
+
+/* The object's load handed to the thread that makes its small BTF
+ * (kbtf_load_start()).  The maps listed are made first (map_premake()),
+ * by the caller and by the thread once the BTF is made, whichever takes
+ * each; then the thread loads while the caller goes on with what the
+ * maps' descriptors are enough for. */
+struct kbtf_load {
+	struct bpf_map **maps;
+	size_t nmaps;
+	int (*load)(void *arg);	/* the skeleton's load: 0 or -errno */
+	void *arg;
+};
+
 struct kbtf_custom {
 	int fd;			/* a memfd holding the small BTF; -1: none */
 	char path[32];		/* "/proc/self/fd/N": btf_custom_path */
@@ -37,6 +51,16 @@ struct kbtf_custom {
 	pthread_t thread;
 	bool running;
 	int err;
+	/* what the thread does once the BTF is made, under mu: waits for
+	 * an order; loads (job) or ends */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	enum { KBTF_AWAIT, KBTF_LOAD_HERE, KBTF_END } order;
+	struct kbtf_load job;
+	size_t next_map, maps_made;	/* of job.maps */
+	size_t maps_late;	/* not made ahead: libbpf makes them at the load */
+	int load_err;
+	bool load_started;
 };
 
 /* The small BTF for the BPF object in elf (a skeleton's embedded ELF),
@@ -59,6 +83,16 @@ void kbtf_use(struct kbtf_custom *c, struct bpf_object_open_opts *opts);
  * the object is loaded; kbtf_close() after (on every path: it waits). */
 void kbtf_ready(struct kbtf_custom *c);
 void kbtf_close(struct kbtf_custom *c);
+/* Instead of kbtf_ready() and a load on the caller's thread: the load of
+ * job on the thread making the small BTF, once job's maps are made (the
+ * caller makes some of them here: this returns when all are); where no
+ * thread could start, the whole load here.  Returns how many maps could
+ * not be made ahead (libbpf makes those during the load: their
+ * descriptors are not to be read before kbtf_load_wait()).
+ * kbtf_load_wait() returns the load's result; kbtf_close() waits for it
+ * too (on every path). */
+size_t kbtf_load_start(struct kbtf_custom *c, const struct kbtf_load *job);
+int kbtf_load_wait(struct kbtf_custom *c);
 
 /* Not started, nothing to close: a struct kbtf_custom's initializer. */
 #define KBTF_INIT { .fd = -1 }

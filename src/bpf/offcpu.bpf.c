@@ -348,7 +348,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	b->hdr.size = size;
 	b->hdr.waits = p->waits > 0xffffffff ? 0xffffffff : (__u32)p->waits;
 	if (bpf_ringbuf_output(&snapshots, b, sizeof(b->hdr) + size,
-			       ringbuf_wakeup_flags(&snapshots, SNAPSHOTS_WAKEUP))) {
+			       ringbuf_wakeup_flags(&snapshots, snapshots_wakeup))) {
 		stat_inc(&stats, OSTAT_RING_FULL);
 		goto fallback;
 	}

@@ -154,7 +154,7 @@ static __always_inline int queue_snapshot(struct bpf_perf_event_data *ctx,
 	if (copied > SNAPSHOT_MAX)
 		return -1;
 	if (bpf_ringbuf_output(&snapshots, b, sizeof(b->hdr) + copied,
-			       ringbuf_wakeup_flags(&snapshots, SNAPSHOTS_WAKEUP))) {
+			       ringbuf_wakeup_flags(&snapshots, snapshots_wakeup))) {
 		stat_inc(&stats, PSTAT_RING_FULL);
 		return -1;
 	}

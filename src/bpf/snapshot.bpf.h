@@ -10,12 +10,9 @@
 /* the buffer a copy goes to: the verifier sees copied + chunk */
 #define SNAPSHOT_BUF (SNAPSHOT_MAX + SNAP_PAGE)
 
-/* The `snapshots` ring buffer of profile and offcpu, and the bytes
- * waiting in it that wake the reader: a quarter. */
-#define SNAPSHOTS_SIZE (8 * 1024 * 1024)
-#define SNAPSHOTS_WAKEUP (SNAPSHOTS_SIZE / 4)
-
 const volatile __u32 snapshot_bytes = SNAPSHOT_DEFAULT;	/* <= SNAPSHOT_MAX */
+/* a quarter of the `snapshots` ring, as sized */
+const volatile __u64 snapshots_wakeup = SNAPSHOTS_SIZE / 4;
 
 /* Copies [sp, sp + snapshot_bytes) or up to the mapping's end into dst;
  * returns the bytes copied. */

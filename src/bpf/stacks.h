@@ -45,5 +45,9 @@ enum ustack_mode {
 
 #define SNAPSHOT_MAX (32 * 1024)	/* largest user-stack copy, bytes */
 #define SNAPSHOT_DEFAULT (16 * 1024)	/* the copy unless asked otherwise */
+/* The `snapshots` ring buffer of profile and offcpu: its size (profile
+ * sizes it to its rate, at most this) and the bytes waiting in it that
+ * wake the reader, a quarter (snapshots_wakeup). */
+#define SNAPSHOTS_SIZE (8 * 1024 * 1024)
 
 #endif

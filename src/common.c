@@ -184,29 +184,33 @@ void libbpf_setup_print(void)
 	libbpf_set_print(libbpf_print);
 }
 
-const char *bpf_hint(int err)
+const char *fd_limit_hint(int err)
 {
 	static char buf[128];
 	struct rlimit rl;
 
 	if (err < 0)
 		err = -err;
-	switch (err) {
-	case EPERM:
-	case EACCES:
+	if (err != EMFILE && err != ENFILE)
+		return NULL;
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		snprintf(buf, sizeof(buf), "the limit is %llu open files (ulimit -n)%s",
+			 (unsigned long long)rl.rlim_cur,
+			 err == ENFILE ? ", and the system's is reached" : "");
+	else
+		snprintf(buf, sizeof(buf), "too many open files (ulimit -n)");
+	return buf;
+}
+
+const char *bpf_hint(int err)
+{
+	const char *fds = fd_limit_hint(err);
+
+	if (fds)
+		return fds;
+	if (err == -EPERM || err == EPERM || err == -EACCES || err == EACCES)
 		return "run as root, or with CAP_BPF and CAP_PERFMON";
-	case EMFILE:
-	case ENFILE:
-		if (!getrlimit(RLIMIT_NOFILE, &rl))
-			snprintf(buf, sizeof(buf), "the limit is %llu open files (ulimit -n)%s",
-				 (unsigned long long)rl.rlim_cur,
-				 err == ENFILE ? ", and the system's is reached" : "");
-		else
-			snprintf(buf, sizeof(buf), "too many open files (ulimit -n)");
-		return buf;
-	default:
-		return "-v shows the verifier log";
-	}
+	return "-v shows the verifier log";
 }
 
 double now_sec(void)

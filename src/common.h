@@ -23,6 +23,9 @@ void libbpf_setup_print(void);
  * root or the capabilities for EPERM/EACCES, the real open-file limit for
  * EMFILE/ENFILE, else the verifier log. */
 const char *bpf_hint(int err);
+/* For EMFILE and ENFILE (either sign): the limit reached, in words;
+ * NULL for any other error. */
+const char *fd_limit_hint(int err);
 
 /* Makes the heap's next `bytes` of allocations land on transparent huge
  * pages (madvise MADV_HUGEPAGE, where the system allows them on request):

@@ -126,8 +126,11 @@ struct stackpipe *stackpipe_new(struct session *s, const struct stackpipe_opts *
 	if (o->user) {
 		sp->sb = sideband_open();
 		if (!sp->sb) {
+			const char *hint = fd_limit_hint(errno);
+
 			err = errno;
-			msg("perf side-band events (mmap/fork/exec records): %s", strerror(err));
+			msg("perf side-band events (mmap/fork/exec records): %s%s%s%s", strerror(err),
+			    hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
 			goto fail_said;
 		}
 		err = -session_add_drain(s, sync_sideband, sp);

@@ -93,20 +93,33 @@ struct {
 
 enum { KW_RUN, KW_OK, KW_END, KW_TRUNC, KW_UNMAPPED, KW_CAPACITY, KW_DEEP };
 
+/* A walk's registers and progress.  In map memory, which the verifier
+ * does not follow (kunwind_walk_at): on the stack it would tell each
+ * frame's state from the last and verify the frame step again for each
+ * (with the searches' bounds there too, 6,418 instructions processed for
+ * profile's sample program, 8 ms of its start). */
 struct kunwind_walk {
 	__u64 ip, sp, bp;
-	struct stack_trace *st;
-	struct kunwind_proc *proc;
-	/* whole words: the verifier compares a bpf_loop() step's stack
-	 * slot by slot, and a 4-byte field written as a constant, then a
-	 * number, then zero leaves each step's slot of another kind (a new
-	 * state each step); 8-byte numbers it need not know compare equal */
 	__u64 n;
 	__u64 exact;
 	__u64 result;
 	__u64 fp_frames;
 	__u64 unmapped_ra;	/* the frame before: a return address in no
 				 * mapping, stepped by frame pointer */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kunwind_walk);
+} kunwind_walk_at SEC(".maps");
+
+/* What each frame step is given (the pointers stay on the stack). */
+struct kunwind_ctx {
+	struct kunwind_walk *w;
+	struct stack_trace *st;
+	struct kunwind_proc *proc;
 };
 
 static __always_inline void kunwind_stat_add(__u32 idx, __u64 n)
@@ -119,53 +132,87 @@ static __always_inline void kunwind_stat_add(__u32 idx, __u64 n)
 
 /* A binary search, one step per bpf_loop() iteration (loops unrolled
  * here would multiply the verifier's states): lo ends as the number of
- * entries whose key is <= key. */
-struct kunwind_search {
-	struct kunwind_proc *proc;	/* mappings; NULL: rows */
+ * entries whose key is <= key.  The bounds are in map memory, as the
+ * walk's state is (struct kunwind_walk). */
+struct kunwind_bounds {
 	__u64 key;
 	__u32 lo, hi;
 	__u32 failed;
 };
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kunwind_bounds);
+} kunwind_search_at SEC(".maps");
+
+struct kunwind_search {
+	struct kunwind_proc *proc;	/* mappings; NULL: rows */
+	struct kunwind_bounds *b;
+};
+
 static long kunwind_search_step(__u64 index, void *arg)
 {
 	struct kunwind_search *s = arg;
+	struct kunwind_bounds *b = s->b;
 	__u32 mid;
 	__u64 at;
 
-	if (s->lo >= s->hi || s->failed)	/* (failed: see kunwind_frame()) */
+	if (b->lo >= b->hi || b->failed)	/* (failed: see kunwind_frame()) */
 		return 1;
-	mid = s->lo + (s->hi - s->lo) / 2;
+	mid = b->lo + (b->hi - b->lo) / 2;
 	if (s->proc) {
 		at = s->proc->maps[mid & (KUNWIND_MAX_MAPS - 1)].start;
 	} else {
 		struct kunwind_row *r = bpf_map_lookup_elem(&unwind_rows, &mid);
 
 		if (!r) {
-			s->failed = 1;
+			b->failed = 1;
 			return 1;
 		}
 		at = r->pc;
 	}
-	if (at <= s->key)
-		s->lo = mid + 1;
+	if (at <= b->key)
+		b->lo = mid + 1;
 	else
-		s->hi = mid;
+		b->hi = mid;
 	return 0;
+}
+
+/* lo after a search of [lo, hi) for key (proc: its mappings, else rows);
+ * 0 where it failed (lo is past the first entry on success). */
+static __always_inline __u32 kunwind_search(struct kunwind_proc *proc, __u64 key, __u32 lo,
+					     __u32 hi, __u32 steps)
+{
+	__u32 zero = 0;
+	struct kunwind_search s = { .proc = proc,
+				    .b = bpf_map_lookup_elem(&kunwind_search_at, &zero) };
+
+	if (!s.b)
+		return 0;
+	s.b->key = key;
+	s.b->lo = lo;
+	s.b->hi = hi;
+	s.b->failed = 0;
+	bpf_loop(steps, kunwind_search_step, &s, 0);
+	if (s.b->failed || s.b->lo == lo || s.b->lo < s.b->hi)
+		return 0;
+	return s.b->lo;
 }
 
 /* The mapping covering pc, or NULL. */
 static __always_inline struct kunwind_map *kunwind_find_map(struct kunwind_proc *p, __u64 pc)
 {
-	struct kunwind_search s = { .proc = p, .key = pc, .hi = p->n };
+	__u32 hi = p->n, lo;
 	struct kunwind_map *m;
 
-	if (s.hi > KUNWIND_MAX_MAPS)
-		s.hi = KUNWIND_MAX_MAPS;
-	bpf_loop(KUNWIND_MAP_STEPS, kunwind_search_step, &s, 0);
-	if (s.lo == 0 || s.lo < s.hi)
+	if (hi > KUNWIND_MAX_MAPS)
+		hi = KUNWIND_MAX_MAPS;
+	lo = kunwind_search(p, pc, 0, hi, KUNWIND_MAP_STEPS);
+	if (!lo)
 		return NULL;
-	m = &p->maps[(s.lo - 1) & (KUNWIND_MAX_MAPS - 1)];
+	m = &p->maps[(lo - 1) & (KUNWIND_MAX_MAPS - 1)];
 	return pc < m->end ? m : NULL;
 }
 
@@ -173,13 +220,11 @@ static __always_inline struct kunwind_map *kunwind_find_map(struct kunwind_proc 
 static __always_inline struct kunwind_row *kunwind_find_row(const struct kunwind_map *m,
 							     __u64 vaddr)
 {
-	struct kunwind_search s = { .key = vaddr, .lo = m->first, .hi = m->first + m->nrows };
-	__u32 idx;
+	__u32 idx = kunwind_search(NULL, vaddr, m->first, m->first + m->nrows, KUNWIND_ROW_STEPS);
 
-	bpf_loop(KUNWIND_ROW_STEPS, kunwind_search_step, &s, 0);
-	if (s.failed || s.lo == m->first || s.lo < s.hi)
+	if (!idx)
 		return NULL;
-	idx = s.lo - 1;
+	idx--;
 	return bpf_map_lookup_elem(&unwind_rows, &idx);
 }
 
@@ -257,9 +302,10 @@ static __always_inline __u32 kunwind_step_row(struct kunwind_walk *w, const stru
 
 static long kunwind_frame(__u64 index, void *arg)
 {
-	struct kunwind_walk *w = arg;
-	struct stack_trace *st = w->st;
-	struct kunwind_proc *p = w->proc;
+	struct kunwind_ctx *c = arg;
+	struct kunwind_walk *w = c->w;
+	struct stack_trace *st = c->st;
+	struct kunwind_proc *p = c->proc;
 	struct kunwind_row *row = NULL;
 	struct kunwind_map *m;
 	__u64 pc, prev_sp = w->sp;
@@ -364,7 +410,9 @@ static __always_inline int kunwind_record(void *store, __u32 pid, __u64 gen, __u
 					  __u64 bp, __u64 *handle)
 {
 	struct kunwind_proc *p = bpf_map_lookup_elem(&unwind_procs, &pid);
-	struct kunwind_walk w = { .ip = ip, .sp = sp, .bp = bp, .exact = 1 };
+	struct kunwind_ctx c = { .proc = p };
+	struct kunwind_walk *w;
+	__u64 result;
 	__u32 zero = 0;
 
 	if (!p || p->gen != gen) {
@@ -372,28 +420,30 @@ static __always_inline int kunwind_record(void *store, __u32 pid, __u64 gen, __u
 		kunwind_tell(pid, gen, KSTAT_NO_PROC, ip);
 		return 1;
 	}
-	w.st = bpf_map_lookup_elem(&stack_scratch, &zero);
-	if (!w.st)
+	c.w = w = bpf_map_lookup_elem(&kunwind_walk_at, &zero);
+	c.st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!w || !c.st)
 		return 1;
-	w.proc = p;
-	bpf_loop(STACK_MAX_DEPTH + 1, kunwind_frame, &w, 0);
-	if (w.result == KW_UNMAPPED) {
+	*w = (struct kunwind_walk){ .ip = ip, .sp = sp, .bp = bp, .exact = 1 };
+	bpf_loop(STACK_MAX_DEPTH + 1, kunwind_frame, &c, 0);
+	result = w->result;
+	if (result == KW_UNMAPPED) {
 		kunwind_stat_add(KSTAT_UNMAPPED, 1);
-		kunwind_tell(pid, gen, KSTAT_UNMAPPED, w.ip);
+		kunwind_tell(pid, gen, KSTAT_UNMAPPED, w->ip);
 		return 1;
 	}
-	if (w.result == KW_CAPACITY || w.result == KW_DEEP || w.result == KW_RUN) {
-		kunwind_stat_add(w.result == KW_CAPACITY ? KSTAT_CAPACITY : KSTAT_DEEP, 1);
+	if (result == KW_CAPACITY || result == KW_DEEP || result == KW_RUN) {
+		kunwind_stat_add(result == KW_CAPACITY ? KSTAT_CAPACITY : KSTAT_DEEP, 1);
 		return 1;
 	}
-	w.st->nr = w.n;
-	w.st->flags = w.result == KW_END ? 0 : STACK_F_TRUNCATED;
+	c.st->nr = w->n;
+	c.st->flags = result == KW_END ? 0 : STACK_F_TRUNCATED;
 	kunwind_stat_add(KSTAT_STACKS, 1);
-	kunwind_stat_add(KSTAT_FRAMES, w.n);
-	kunwind_stat_add(KSTAT_FP_FRAMES, w.fp_frames);
-	if (w.result != KW_END)
+	kunwind_stat_add(KSTAT_FRAMES, w->n);
+	kunwind_stat_add(KSTAT_FP_FRAMES, w->fp_frames);
+	if (result != KW_END)
 		kunwind_stat_add(KSTAT_TRUNCATED, 1);
-	*handle = store_stack_in(store, w.st);
+	*handle = store_stack_in(store, c.st);
 	return 0;
 }
 

@@ -4,6 +4,11 @@
 #ifndef STACKSCOPE_BPF_HELPERS_BPF_H
 #define STACKSCOPE_BPF_HELPERS_BPF_H
 
+/* The kernel has bpf_loop() (5.17): set by user space where it knows it
+ * (the in-kernel unwinder needs it), so that a loop can be a step
+ * verified once rather than unrolled (stacks.bpf.h, snapshot.bpf.h). */
+const volatile bool stacks_bpf_loop = false;
+
 /* One more in slot idx of a per-CPU array of __u64 counters. */
 static __always_inline void stat_inc(void *map, __u32 idx)
 {

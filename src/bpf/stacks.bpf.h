@@ -46,11 +46,10 @@ struct {
 	__type(value, __u64);
 } stack_errors SEC(".maps");
 
-/* Where the kernel has bpf_loop() (set by user space where it is known
- * to: the in-kernel unwinder needs it too), hash_ips() steps through it:
- * the verifier checks one step, not STACK_MAX_DEPTH unrolled ones (about
- * 1,000 of profile's sample program's 8,000 instructions processed). */
-const volatile bool stacks_bpf_loop = false;
+/* hash_ips() steps through bpf_loop() where the kernel has it
+ * (stacks_bpf_loop, helpers.bpf.h): the verifier checks one step, not
+ * STACK_MAX_DEPTH unrolled ones (about 1,000 of profile's sample
+ * program's 8,000 instructions processed). */
 
 /* One word into an FNV-1a hash. */
 static __always_inline __u64 fnv_word(__u64 h, __u64 w)

@@ -232,7 +232,8 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	if (!r->wakers)
 		bpf_program__set_autoload(skel->progs.on_waking, false);
 	/* the in-kernel unwinder was chosen where bpf_loop() is */
-	skel->rodata->stacks_bpf_loop = stackcmd_kunwind(&r->o);
+	skel->rodata->stacks_bpf_loop = stackcmd_kunwind(&r->o) ||
+					feature_probe(FEATURE_BPF_LOOP) == 0;
 	if (stackcmd_kunwind(&r->o) && r->threads != OFFCPU_THREADS_KERNEL) {
 		bpf_map__set_max_entries(skel->maps.unwind_rows, r->o.unwind_rows);
 	} else {

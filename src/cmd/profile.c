@@ -470,7 +470,8 @@ static int prepare(void *ctx, struct session *s)
 							    : USTACK_FP;
 	skel->rodata->snapshot_bytes = r->o.stack_size;
 	/* the in-kernel unwinder was chosen where bpf_loop() is */
-	skel->rodata->stacks_bpf_loop = stackcmd_kunwind(&r->o);
+	skel->rodata->stacks_bpf_loop = stackcmd_kunwind(&r->o) ||
+					feature_probe(FEATURE_BPF_LOOP) == 0;
 	if (snapshots_on(r)) {
 		uint32_t ring = snapshots_ring(r->hz, r->o.stack_size);
 

@@ -135,6 +135,7 @@ install: $(BUILD)/stackscope
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stackscope $(DESTDIR)$(BASHCOMPDIR)/stackscope \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MANPAGES)))
+	rm -rf $(DESTDIR)/var/cache/stackscope
 
 # The pages are committed, so building and installing need no scdoc.  The
 # date is the page source's last commit, so regenerating changes nothing.

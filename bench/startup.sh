@@ -10,6 +10,10 @@
 # Commands (every output to /dev/null, or to this run's temporary directory):
 #   /bin/true
 #   stackscope profile -o /dev/null -- /bin/true
+#   env STACKSCOPE_CACHE_DIR= stackscope profile ...   the same without the
+#                                                    small kernel BTF's cache
+#                                                    (a first start; env's
+#                                                    own exec included)
 #   stackscope syscalls -o /dev/null -- /bin/true
 #   strace -f -o /dev/null /bin/true                 syscalls' peer
 #   perf trace -o /dev/null -- /bin/true             syscalls' peer
@@ -72,20 +76,22 @@ preflight stackscope "$SS" profile -o /dev/null -- "$TRUE" ||
 	PREC_OFF=1
 [ -z "$BPFTRACE" ] || preflight bpftrace "$BPFTRACE" -e "$BT_PROG" -c "$TRUE" || BPFTRACE=""
 
-keys="true prof sysc"
+keys="true prof profnc sysc"
 [ -n "$STRACE" ] && keys="$keys strace"
 [ -n "$PERF" ] && [ -z "${PTRACE_OFF:-}" ] && keys="$keys ptrace"
 [ -n "$PERF" ] && [ -z "${PREC_OFF:-}" ] && keys="$keys prec"
 [ -n "$BPFTRACE" ] && keys="$keys bpftrace"
 [ -n "$BASE" ] && keys="$keys bprof bsysc"
 read -r -a key_list <<<"$keys"
-declare -A label=([true]="/bin/true" [prof]="stackscope profile" [sysc]="stackscope syscalls"
+declare -A label=([true]="/bin/true" [prof]="stackscope profile" [profnc]="profile, no cache"
+	[sysc]="stackscope syscalls"
 	[strace]="strace -f" [ptrace]="perf trace" [prec]="perf record -g" [bpftrace]="bpftrace profile"
 	[bprof]="baseline profile" [bsysc]="baseline syscalls")
 cmd_of() {	# KEY -> the command, one word per line
 	case $1 in
 	true) printf '%s\n' "$TRUE" ;;
 	prof) printf '%s\n' "$SS" profile -o /dev/null -- "$TRUE" ;;
+	profnc) printf '%s\n' env STACKSCOPE_CACHE_DIR= "$SS" profile -o /dev/null -- "$TRUE" ;;
 	sysc) printf '%s\n' "$SS" syscalls -o /dev/null -- "$TRUE" ;;
 	strace) printf '%s\n' "$STRACE" -f -o /dev/null "$TRUE" ;;
 	ptrace) printf '%s\n' "$PERF" trace -o /dev/null -- "$TRUE" ;;
@@ -141,7 +147,7 @@ for k in "${key_list[@]}"; do
 	[ "$k" = true ] || ad=$(awk -v v="$(added "$k" true)" 'BEGIN { printf "%.1f ms", v }')
 	case $k in
 	sysc | bsysc | strace | ptrace) r1=$(vs "$k" strace) r2=$(vs "$k" ptrace) r3=- r4=- ;;
-	prof | bprof | prec | bpftrace) r1=- r2=- r3=$(vs "$k" prec) r4=$(vs "$k" bpftrace) ;;
+	prof | profnc | bprof | prec | bpftrace) r1=- r2=- r3=$(vs "$k" prec) r4=$(vs "$k" bpftrace) ;;
 	*) r1=- r2=- r3=- r4=- ;;
 	esac
 	printf '%-20s %-9s %-9s %-12s %-8s %-11s %-12s %s\n' "${label[$k]}" "$(fmt_ms "$m")" \
@@ -152,6 +158,8 @@ echo "Targets:"
 pa=$(added prof true)
 echo "  profile -- /bin/true adds $(awk -v v="$pa" 'BEGIN { printf "%.1f", v }') ms (target <= 30 ms):" \
 	"$(awk -v v="$pa" 'BEGIN { print (v != "nan" && v + 0 <= 30 ? "PASS" : "MISS") }')"
+echo "  the same at a first start (no cached small kernel BTF; env's exec included):" \
+	"$(awk -v v="$(added profnc true)" 'BEGIN { printf "%.1f", v }') ms"
 if has strace; then
 	sr=$(ratio sysc strace)
 	echo "  syscalls -- /bin/true / strace -f /bin/true: $(fmt_r "$sr" 1) (target <= 2):" \

@@ -18,6 +18,7 @@
 #include "common.h"
 #include "hashtab.h"
 #include "trace/kbtf.h"
+#include "trace/kbtfcache.h"
 
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 #define MEMFD_NAME "stackscope-core-btf"
@@ -596,8 +597,10 @@ static void btf_for_load(struct kbtf_custom *c)
 {
 	int fd;
 
+	if (c->cache_said[0])
+		debug("small kernel BTF: %s", c->cache_said);
 	if (!c->err) {
-		debug("small kernel BTF: %d types", c->types);
+		debug("small kernel BTF: %d types%s", c->types, c->cached ? ", from the cache" : "");
 		return;
 	}
 	if (c->fd < 0)
@@ -627,13 +630,53 @@ static void make_maps(struct kbtf_custom *c)
 		sched_yield();
 }
 
+/* The small BTF into c->fd: the cache's, else made and kept there. */
+static int small_btf(struct kbtf_custom *c)
+{
+	struct kbtf_cache kc;
+	struct stat st;
+	int err;
+
+	if (!c->object || kbtf_cache_open(&kc, c->object, c->elf, c->elf_size)) {
+		if (c->object)
+			snprintf(c->cache_said, sizeof(c->cache_said), "no cache: %s", kc.why);
+		return kbtf_for_object(c->elf, c->elf_size, NULL, c);
+	}
+	err = kbtf_cache_read(&kc, c->fd);
+	if (err >= 0) {
+		c->types = err;
+		c->cached = true;
+		kbtf_cache_close(&kc);
+		return 0;
+	}
+	if (err != -ENOENT)
+		snprintf(c->cache_said, sizeof(c->cache_said), "%s: not used: %s (made again)",
+			 kc.name, strerror(-err));
+	/* nothing half-written stays in the memfd */
+	if (ftruncate(c->fd, 0) || lseek(c->fd, 0, SEEK_SET))
+		return -errno;
+	err = kbtf_for_object(c->elf, c->elf_size, NULL, c);
+	if (!err && !fstat(c->fd, &st)) {
+		int werr = kbtf_cache_write(&kc, c->fd, (size_t)st.st_size);
+
+		if (werr && !c->cache_said[0])
+			snprintf(c->cache_said, sizeof(c->cache_said), "not kept in the cache: %s",
+				 strerror(-werr));
+		else if (!werr)
+			snprintf(c->cache_said, sizeof(c->cache_said), "kept in the cache: %s",
+				 kc.name);
+	}
+	kbtf_cache_close(&kc);
+	return err;
+}
+
 static void *make_it(void *arg)
 {
 	struct kbtf_custom *c = arg;
 	bool load;
 
 	/* into kbtf_start()'s memfd only: the main thread reads c->fd */
-	c->err = c->fd < 0 ? -EBADF : kbtf_for_object(c->elf, c->elf_size, NULL, c);
+	c->err = c->fd < 0 ? -EBADF : small_btf(c);
 	if (!c->running)
 		return NULL;	/* inline: no thread could start */
 	pthread_mutex_lock(&c->mu);
@@ -649,10 +692,11 @@ static void *make_it(void *arg)
 	return NULL;
 }
 
-void kbtf_start(struct kbtf_custom *c, const void *elf, size_t elf_size)
+void kbtf_start(struct kbtf_custom *c, const char *object, const void *elf, size_t elf_size)
 {
 	sigset_t all, old;
 
+	c->object = object;
 	c->elf = elf;
 	c->elf_size = elf_size;
 	c->order = KBTF_AWAIT;

@@ -45,9 +45,13 @@ struct kbtf_custom {
 	int fd;			/* a memfd holding the small BTF; -1: none */
 	char path[32];		/* "/proc/self/fd/N": btf_custom_path */
 	int types;		/* how many types it holds */
-	/* kbtf_start(): made on a thread of its own meanwhile */
+	/* kbtf_start(): made on a thread of its own meanwhile, or read
+	 * from the cache (trace/kbtfcache.h) */
+	const char *object;	/* the skeleton's name; NULL: no cache */
 	const void *elf;
 	size_t elf_size;
+	bool cached;		/* read from the cache */
+	char cache_said[192];	/* what the cache did, for -v */
 	pthread_t thread;
 	bool running;
 	int err;
@@ -72,7 +76,7 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux,
 /* Starts making the small BTF on a thread (inline if none can start),
  * into a memfd made at once: a command calls it first thing (KBTF_START),
  * and its launch, the object's open and other set-up run meanwhile. */
-void kbtf_start(struct kbtf_custom *c, const void *elf, size_t elf_size);
+void kbtf_start(struct kbtf_custom *c, const char *object, const void *elf, size_t elf_size);
 struct bpf_object_open_opts;
 /* Points opts at the memfd (btf_custom_path), filled or not yet: libbpf
  * reads it at the load, not at the open. */
@@ -102,7 +106,7 @@ int kbtf_load_wait(struct kbtf_custom *c);
 		size_t kbtf_sz_;                                                  \
 		const void *kbtf_elf_ = name##_bpf__elf_bytes(&kbtf_sz_);         \
                                                                                   \
-		kbtf_start(kb, kbtf_elf_, kbtf_sz_);                              \
+		kbtf_start(kb, #name, kbtf_elf_, kbtf_sz_);                       \
 	})
 /* A skeleton's open (NAME_bpf__open) against the small BTF in kb, started
  * here unless KBTF_START did: KBTF_OPEN(syscalls, &kb); and its load,

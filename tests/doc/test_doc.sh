@@ -109,10 +109,13 @@ test_install_uninstall() {
 	check '[ "$(stat -c %a root/usr/share/man/man8/stackscope.8)" = 644 ]' "man page mode"
 	check 'cmp -s root/usr/bin/stackscope "$SS"' "installed binary differs from $SS"
 	check 'root/usr/bin/stackscope --version | grep -q "^stackscope "' "installed binary does not run"
+	# what runs leave: the small kernel BTFs' cache
+	mkdir -p -m 0700 root/var/cache/stackscope && touch root/var/cache/stackscope/profile-0.btf
 	make -s -C "$ROOT" BUILD="$BUILD" DESTDIR="$T/root" PREFIX=/usr uninstall >make.log 2>&1 ||
 		fail "make uninstall: $(tail -3 make.log)"
 	have=$(cd "$T/root" && find . -type f)
 	check '[ -z "$have" ]' "left after uninstall: $(echo $have)"
+	check '[ ! -e root/var/cache/stackscope ]' "the cache directory left after uninstall"
 }
 
 # complete WORD...: COMPREPLY for the words, the last being completed

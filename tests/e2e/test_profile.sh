@@ -210,6 +210,41 @@ test_fd_limit_named() {
 	! grep -q 'root' err.txt || fail "blames privileges: $(cat err.txt)"
 }
 
+test_small_btf_cache() {
+	# the small kernel BTF made at the first start and kept, read back at
+	# the next: the same stacks; a directory nobody else may write (made
+	# 0700), else not used and said; empty: no cache
+	local dir=$PWD/cache f
+	STACKSCOPE_CACHE_DIR=$dir timeout 60 "$SS" profile -v -F 499 -o a.folded -- "$WL/fp_chain" 1 2>err1.txt ||
+		fail "first run exited $?: $(cat err1.txt)"
+	grep -q 'small kernel BTF: kept in the cache: profile-[0-9a-f]*\.btf' err1.txt ||
+		fail "not kept: $(grep 'kernel BTF' err1.txt)"
+	[ "$(stat -c %a "$dir")" = 700 ] || fail "cache directory mode $(stat -c %a "$dir")"
+	f=$(echo "$dir"/profile-*.btf)
+	[ -f "$f" ] && [ "$(stat -c %a "$f")" = 600 ] || fail "cache file: $(ls -l "$dir")"
+	STACKSCOPE_CACHE_DIR=$dir timeout 60 "$SS" profile -v -F 499 -o b.folded -- "$WL/fp_chain" 1 2>err2.txt ||
+		fail "second run exited $?: $(cat err2.txt)"
+	grep -q 'small kernel BTF: [0-9]* types, from the cache' err2.txt ||
+		fail "not read back: $(grep 'kernel BTF' err2.txt)"
+	for o in a.folded b.folded; do
+		grep -Eq '^fp_chain;([^;]*;)*main;parent;child;leaf(;| )' "$o" || fail "no full chain in $o: $(head -3 "$o")"
+	done
+	# syscalls keeps its own, beside
+	STACKSCOPE_CACHE_DIR=$dir timeout 60 "$SS" syscalls -v -o /dev/null -- /bin/true 2>err3.txt ||
+		fail "syscalls exited $?: $(cat err3.txt)"
+	[ "$(ls "$dir" | grep -c '^syscalls-.*\.btf$')" = 1 ] && [ "$(ls "$dir" | grep -c '^profile-')" = 1 ] ||
+		fail "cache holds: $(ls "$dir")"
+	# writable by others: not used, the run goes on
+	chmod 777 "$dir"
+	STACKSCOPE_CACHE_DIR=$dir timeout 60 "$SS" profile -v -o c.folded -- /bin/true 2>err4.txt ||
+		fail "run with an untrusted cache exited $?: $(cat err4.txt)"
+	grep -q "no cache: $dir: not used: .*mode 777" err4.txt || fail "untrusted cache not said: $(grep 'kernel BTF' err4.txt)"
+	grep -q 'small kernel BTF: [0-9]* types$' err4.txt || fail "BTF not made: $(grep 'kernel BTF' err4.txt)"
+	STACKSCOPE_CACHE_DIR= timeout 60 "$SS" profile -v -o c.folded -- /bin/true 2>err5.txt ||
+		fail "run without a cache exited $?"
+	grep -q 'no cache: STACKSCOPE_CACHE_DIR is empty' err5.txt || fail "$(grep 'kernel BTF' err5.txt)"
+}
+
 test_svg_output() {
 	timeout 60 "$SS" profile -F 499 -o flame.svg -- "$WL/fp_chain" 1 2>err.txt || fail "profile exited $?"
 	xmllint --noout flame.svg || fail "not well-formed XML"

@@ -186,7 +186,7 @@ TEST(kbtf_failed_thread_leaves_the_kernels_btf)
 
 	if (stat("/sys/kernel/btf/vmlinux", &want))
 		SKIP("no /sys/kernel/btf/vmlinux here");
-	kbtf_start(&c, "\177ELF", 4);
+	kbtf_start(&c, NULL, "\177ELF", 4);
 	CHECK(c.fd >= 0);
 	kbtf_ready(&c);
 	CHECK(c.err < 0);

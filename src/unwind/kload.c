@@ -211,6 +211,7 @@ static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kloa
 	struct binary *b = htab_find(k->binaries, h, key, binary_eq);
 	const struct unwind_table *t = NULL;
 	const struct unwind_row *rows;
+	const char *why = "no call-frame table in it";
 	char path[96];
 	size_t n;
 	int fd;
@@ -236,7 +237,11 @@ static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kloa
 		snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid,
 			 v->start, v->end);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && !read_segs(fd, b))
+		if (fd < 0)
+			why = strerror(errno);
+		else if (fstat(fd, &st) || !S_ISREG(st.st_mode) || read_segs(fd, b))
+			why = "not a readable ELF file";
+		else
 			t = unwinder_table(k->o.uw, pid, v->path, v->start, v->end, &id, NULL);
 		if (fd >= 0)
 			close(fd);
@@ -249,6 +254,8 @@ static struct binary *binary_of(struct kload *k, uint32_t pid, const struct kloa
 		 * binary truncated for the rest of the run; the next load
 		 * looks again */
 		k->stats.no_table++;
+		debug("in-kernel unwinding: no table for %s in pid %u (%s): by frame pointer", v->path,
+		      pid, why);
 		free(b);
 		return NULL;
 	} else if (n > k->o.rows - k->next_row) {

@@ -538,10 +538,6 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	if (r->maps_late)
 		err = load_err = loaded(r);
 	if (!err)
-		stackcmd_warm_store(bpf_map__fd(skel->maps.stacks));
-	if (!err && r->o.every > 0)
-		stackcmd_warm_store(bpf_map__fd(skel->maps.stacks_b));
-	if (!err)
 		err = session_fill_targets(s, bpf_map__fd(skel->maps.targets));
 	/* load requests drained before the copies: a process is loaded
 	 * (its tables built) first, so its copies stop sooner, and those
@@ -567,6 +563,13 @@ static int setup(void *ctx, struct session *s, struct stackpipe *sp)
 	/* on every path: the thread is done with the object after */
 	if (!r->maps_late)
 		load_err = loaded(r);
+	/* each CPU's reserve of free stack elements: after the load, as it
+	 * moves to each CPU in turn (the thread verifying on one of them) */
+	if (!load_err && !err) {
+		stackcmd_warm_store(bpf_map__fd(skel->maps.stacks));
+		if (r->o.every > 0)
+			stackcmd_warm_store(bpf_map__fd(skel->maps.stacks_b));
+	}
 	if (load_err) {
 		msg("cannot load the profile BPF programs: %s (%s)", strerror(-load_err),
 		    bpf_hint(load_err));

@@ -93,9 +93,9 @@ size_t map_premake_list(struct bpf_object *obj, struct bpf_map **out, size_t max
 		if (bpf_map__is_internal(m) || !bpf_map__autocreate(m) || bpf_map__fd(m) >= 0 ||
 		    !bpf_map__max_entries(m))
 			continue;
-		if (n == max)
-			break;
-		out[n++] = m;
+		if (n < max)
+			out[n] = m;
+		n++;
 	}
 	return n;
 }

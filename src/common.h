@@ -65,7 +65,8 @@ struct bpf_object;
 /* The maps of obj that map_premake() can make (into out, at most max):
  * not made yet, not its global data (libbpf fills and freezes those),
  * not a map of maps or programs (filled at the load), not a storage
- * (needs its BTF).  How many. */
+ * (needs its BTF).  How many there are (more than max: those past it
+ * are not in out). */
 size_t map_premake_list(struct bpf_object *obj, struct bpf_map **out, size_t max);
 
 /* The entries of a BPF hash map keyed by a __u32 (a pid), counted by

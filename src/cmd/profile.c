@@ -445,6 +445,7 @@ static int prepare(void *ctx, struct session *s)
 	struct profile_run *r = ctx;
 	struct profile_bpf *skel;
 	long max = perf_max_sample_rate();
+	size_t nmaps;
 	int err;
 
 	if (max > 0 && r->hz > max) {
@@ -506,10 +507,13 @@ static int prepare(void *ctx, struct session *s)
 	 * made here and on the small BTF's thread, which then loads the
 	 * programs (their verification: most of the load) while the
 	 * command is launched and the tables below are filled */
-	r->maps_late = kbtf_load_start(&r->kbtf, &(struct kbtf_load){
-		.maps = r->premade,
-		.nmaps = map_premake_list(skel->obj, r->premade, ARRAY_SIZE(r->premade)),
-		.load = load, .arg = skel }) > 0;
+	nmaps = map_premake_list(skel->obj, r->premade, ARRAY_SIZE(r->premade));
+	r->maps_late = nmaps > ARRAY_SIZE(r->premade);
+	if (r->maps_late)
+		nmaps = ARRAY_SIZE(r->premade);
+	if (kbtf_load_start(&r->kbtf, &(struct kbtf_load){ .maps = r->premade, .nmaps = nmaps,
+							    .load = load, .arg = skel }))
+		r->maps_late = true;
 	return 0;
 }
 

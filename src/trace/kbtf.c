@@ -653,8 +653,11 @@ static int small_btf(struct kbtf_custom *c)
 		snprintf(c->cache_said, sizeof(c->cache_said), "%s: not used: %s (made again)",
 			 kc.name, strerror(-err));
 	/* nothing half-written stays in the memfd */
-	if (ftruncate(c->fd, 0) || lseek(c->fd, 0, SEEK_SET))
-		return -errno;
+	if (ftruncate(c->fd, 0) || lseek(c->fd, 0, SEEK_SET)) {
+		err = -errno;
+		kbtf_cache_close(&kc);
+		return err;
+	}
 	err = kbtf_for_object(c->elf, c->elf_size, NULL, c);
 	if (!err && !fstat(c->fd, &st)) {
 		int werr = kbtf_cache_write(&kc, c->fd, (size_t)st.st_size);

@@ -20,7 +20,8 @@
  * The kernel's BTF is mapped, not read (Linux 6.16 and later map
  * /sys/kernel/btf/vmlinux read-only), and walked once.  Where it cannot
  * be mapped, kbtf_for_object() fails and the caller leaves libbpf to read
- * it as before. */
+ * it as before.  What it makes is kept from one run to the next
+ * (trace/kbtfcache.h): a start reads it back instead. */
 #ifndef STACKSCOPE_KBTF_H
 #define STACKSCOPE_KBTF_H
 #include <pthread.h>

@@ -84,7 +84,8 @@ int64_t lang_ustacks_add(struct lang_ustacks *u, uint32_t pid, uint64_t gen, con
 		free(e);
 		return -ENOMEM;
 	}
-	memcpy(e->ips, ips, (size_t)k.n * sizeof(*e->ips));
+	if (k.n)	/* an empty stack may come without ips */
+		memcpy(e->ips, ips, (size_t)k.n * sizeof(*e->ips));
 	if (htab_insert(u->h, h, e)) {
 		free(e->ips);
 		free(e);

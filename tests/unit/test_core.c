@@ -76,6 +76,9 @@ TEST(heap_prefault_puts_the_next_allocations_on_huge_pages)
 	if (!thp_on_request()) {
 		SKIP("transparent huge pages are off on this system");
 	}
+#ifdef __SANITIZE_ADDRESS__
+	SKIP("built with AddressSanitizer, whose allocator is not glibc's heap");
+#endif
 	pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0)

@@ -89,10 +89,36 @@ static bool owner_ok(const struct stat *st, char *why, size_t size)
 
 int output_check(const char *path, char *why, size_t size)
 {
+	char dir[PATH_MAX];
+	const char *slash;
 	struct stat st;
 
-	if (!path || !strcmp(path, "-") || own_fd(path) >= 0 || lstat(path, &st))
+	if (!path || !strcmp(path, "-") || own_fd(path) >= 0)
 		return 0;
+	if (lstat(path, &st)) {
+		if (errno != ENOENT) {
+			snprintf(why, size, "cannot create: %s", strerror(errno));
+			return -errno;
+		}
+		/* to be made: in a directory that is there */
+		slash = strrchr(path, '/');
+		if (!slash)
+			return 0;
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		if (stat(dir, &st)) {
+			snprintf(why, size, "cannot create: %s", strerror(errno));
+			return -ENOENT;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(why, size, "cannot create: %s", strerror(ENOTDIR));
+			return -ENOTDIR;
+		}
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(why, size, "is a directory");
+		return -EISDIR;
+	}
 	if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && !owner_ok(&st, why, size))
 		return -EPERM;
 	return 0;

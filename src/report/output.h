@@ -27,9 +27,10 @@ struct output {
 
 /* path NULL or "-" = stdout.  Returns 0 or -errno. */
 int output_open(struct output *o, const char *path);
-/* Before a run: 0, or -EPERM with the reason in why when path is a FIFO
- * or device output_open() would refuse for its owner (nothing opened: a
- * reader of the FIFO sees nothing). */
+/* Before a run: 0, or -errno with the reason in why when output_open()
+ * would refuse path at the end: a FIFO or device of another owner
+ * (nothing opened: a reader of the FIFO sees nothing), a directory, a
+ * new file in a directory that is not there. */
 int output_check(const char *path, char *why, size_t size);
 /* The message for output_open()'s error err: "a FIFO with no reader",
  * "cannot create: REASON"... */

@@ -203,6 +203,28 @@ test_sigint_with_a_command_that_ignores_it() {
 
 # Out of file descriptors is said as such, with the real limit, not as a
 # matter of privileges.
+test_output_refused_before_the_run() {
+	# an output the end could not write is said before anything runs:
+	# the command is never started, nothing is written, one line each
+	local o
+	mkdir adir
+	for o in nodir/out.folded adir "$WL/fp_chain/out.folded"; do
+		rm -f ran err.txt
+		timeout 20 "$SS" profile -o "$o" -- touch ran 2>err.txt && fail "-o $o: exit 0"
+		[ ! -e ran ] || fail "-o $o: the command ran"
+		[ "$(wc -l <err.txt)" = 1 ] || fail "-o $o: $(cat err.txt)"
+	done
+	timeout 20 "$SS" profile -o nodir/out.folded -- true 2>err.txt
+	grep -qx 'stackscope: nodir/out.folded: cannot create: No such file or directory' err.txt || fail "$(cat err.txt)"
+	timeout 20 "$SS" profile -o adir -- true 2>err.txt
+	grep -qx 'stackscope: adir: is a directory' err.txt || fail "$(cat err.txt)"
+	timeout 20 "$SS" syscalls -o nodir/out.txt -- true 2>err.txt && fail "syscalls: exit 0"
+	grep -q 'nodir/out.txt: cannot create' err.txt || fail "syscalls: $(cat err.txt)"
+	# and a new file where the directory is, in it or here
+	timeout 60 "$SS" profile -o adir/out.folded -- true 2>err.txt && [ -f adir/out.folded ] || fail "$(cat err.txt)"
+	timeout 60 "$SS" profile -o here.folded -- true 2>err.txt && [ -f here.folded ] || fail "$(cat err.txt)"
+}
+
 test_fd_limit_named() {
 	(ulimit -n 12; "$SS" profile -d 1 -o out.folded) 2>err.txt && fail "ran with 12 fds"
 	grep -q 'Too many open files (the limit is 12 open files (ulimit -n))' err.txt ||

@@ -2,6 +2,7 @@
  * (bpftrace's dialect): parsed, checked against the kernel's probe types
  * (lang/provider.h), then run (lang/runtime.h). */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,7 +235,7 @@ int cmd_run(int argc, char **argv)
 	}
 	/* -o FILE.svg: the file is the flame graph's, the text goes to stdout */
 	if (so.output && lang_flame_path(so.output, &flame_fmt)) {
-		char why[96];
+		char why[PATH_MAX + 64];
 
 		flame_path = so.output;
 		so.output = NULL;

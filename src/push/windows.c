@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ static int expand(const char *pattern, time_t t, char *buf, size_t size)
 
 int windows_check_pattern(const char *pattern)
 {
-	char path[4096], why[96];
+	char path[4096], why[PATH_MAX + 64];
 	bool conv = false;
 
 	for (const char *p = pattern; *p; p++) {
@@ -53,27 +54,11 @@ int windows_check_pattern(const char *pattern)
 		msg("-o %s: the name it gives is too long", pattern);
 		return 2;
 	}
-	if (output_check(path, why, sizeof(why))) {
-		msg("-o %s: %s", path, why);
-		return 2;
-	}
 	/* windows are created in an existing directory (its name as of now,
 	 * when the pattern names directories by time too) */
-	{
-		char *slash = strrchr(path, '/');
-		struct stat st;
-
-		if (slash && slash != path) {
-			*slash = 0;
-			if (stat(path, &st)) {
-				msg("-o %s: directory %s: %s", pattern, path, strerror(errno));
-				return 2;
-			}
-			if (!S_ISDIR(st.st_mode)) {
-				msg("-o %s: %s: not a directory", pattern, path);
-				return 2;
-			}
-		}
+	if (output_check(path, why, sizeof(why))) {
+		msg("-o %s: %s", pattern, why);
+		return 2;
 	}
 	return 0;
 }

@@ -96,21 +96,25 @@ int output_check(const char *path, char *why, size_t size)
 	if (!path || !strcmp(path, "-") || own_fd(path) >= 0)
 		return 0;
 	if (lstat(path, &st)) {
-		if (errno != ENOENT) {
-			snprintf(why, size, "cannot create: %s", strerror(errno));
-			return -errno;
+		int err = errno;
+
+		if (err != ENOENT && err != ENOTDIR) {
+			snprintf(why, size, "cannot create: %s", strerror(err));
+			return -err;
 		}
-		/* to be made: in a directory that is there */
+		/* to be made: in a directory that is there (its name as of
+		 * now) */
 		slash = strrchr(path, '/');
 		if (!slash)
 			return 0;
 		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 		if (stat(dir, &st)) {
-			snprintf(why, size, "cannot create: %s", strerror(errno));
-			return -ENOENT;
+			err = errno;
+			snprintf(why, size, "directory %s: %s", dir, strerror(err));
+			return -err;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			snprintf(why, size, "cannot create: %s", strerror(ENOTDIR));
+			snprintf(why, size, "%s: not a directory", dir);
 			return -ENOTDIR;
 		}
 		return 0;

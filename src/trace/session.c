@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -105,7 +106,7 @@ void session_opts_free(struct session_opts *o)
 struct session *session_new(const struct session_opts *o)
 {
 	struct session *s;
-	char why[96];
+	char why[PATH_MAX + 64];
 
 	/* an output refused at the end would waste the whole capture */
 	if (output_check(o->output, why, sizeof(why))) {

@@ -215,11 +215,11 @@ test_output_refused_before_the_run() {
 		[ "$(wc -l <err.txt)" = 1 ] || fail "-o $o: $(cat err.txt)"
 	done
 	timeout 20 "$SS" profile -o nodir/out.folded -- true 2>err.txt
-	grep -qx 'stackscope: nodir/out.folded: cannot create: No such file or directory' err.txt || fail "$(cat err.txt)"
+	grep -qx 'stackscope: nodir/out.folded: directory nodir: No such file or directory' err.txt || fail "$(cat err.txt)"
 	timeout 20 "$SS" profile -o adir -- true 2>err.txt
 	grep -qx 'stackscope: adir: is a directory' err.txt || fail "$(cat err.txt)"
 	timeout 20 "$SS" syscalls -o nodir/out.txt -- true 2>err.txt && fail "syscalls: exit 0"
-	grep -q 'nodir/out.txt: cannot create' err.txt || fail "syscalls: $(cat err.txt)"
+	grep -q 'nodir/out.txt: directory nodir: No such file' err.txt || fail "syscalls: $(cat err.txt)"
 	# and a new file where the directory is, in it or here
 	timeout 60 "$SS" profile -o adir/out.folded -- true 2>err.txt && [ -f adir/out.folded ] || fail "$(cat err.txt)"
 	timeout 60 "$SS" profile -o here.folded -- true 2>err.txt && [ -f here.folded ] || fail "$(cat err.txt)"

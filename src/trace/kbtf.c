@@ -20,7 +20,6 @@
 #include "trace/kbtf.h"
 #include "trace/kbtfcache.h"
 
-#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 #define MEMFD_NAME "stackscope-core-btf"
 #define MARK_EVERY 64		/* every 64th type's offset is kept */
 #define MAX_DEPTH 64		/* embedded types nest no deeper */
@@ -534,7 +533,7 @@ int kbtf_for_object(const void *elf, size_t elf_size, const char *vmlinux, struc
 	int err;
 
 	c->types = 0;
-	err = kview_open(&kv, vmlinux ? vmlinux : VMLINUX_BTF);
+	err = kview_open(&kv, vmlinux ? vmlinux : KBTF_VMLINUX);
 	if (err) {
 		free(first2);
 		return err;
@@ -605,9 +604,9 @@ static void btf_for_load(struct kbtf_custom *c)
 	}
 	if (c->fd < 0)
 		return;
-	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
+	fd = open(KBTF_VMLINUX, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || dup3(fd, c->fd, O_CLOEXEC) < 0)
-		debug("%s: %s", VMLINUX_BTF, strerror(errno));
+		debug("%s: %s", KBTF_VMLINUX, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	debug("small kernel BTF: %s; libbpf reads the whole of it", strerror(-c->err));

@@ -15,7 +15,6 @@
 #include "trace/kbtfcache.h"
 
 #define NOTES "/sys/kernel/notes"
-#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 /* bumped whenever what a small BTF holds for the same kernel and object
  * changes (trace/kbtf.c) */
 #define FORMAT 1
@@ -125,9 +124,10 @@ int kbtf_cache_open(struct kbtf_cache *c, const char *object, const void *elf, s
 			 strerror(-n));
 		return n;
 	}
-	if (stat(VMLINUX_BTF, &st)) {
-		snprintf(c->why, sizeof(c->why), "%s: %s", VMLINUX_BTF, strerror(errno));
-		return -errno;
+	if (stat(KBTF_VMLINUX, &st)) {
+		n = -errno;
+		snprintf(c->why, sizeof(c->why), "%s: %s", KBTF_VMLINUX, strerror(-n));
+		return n;
 	}
 	key[1] = (uint64_t)st.st_size;
 	key[2] = hash_block(id, (size_t)n, 1);

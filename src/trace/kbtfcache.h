@@ -19,6 +19,7 @@
 #define STACKSCOPE_TRACE_KBTFCACHE_H
 #include <stddef.h>
 
+#define KBTF_VMLINUX "/sys/kernel/btf/vmlinux"	/* the kernel's whole BTF */
 #define KBTF_CACHE_DIR "/var/cache/stackscope"
 #define KBTF_CACHE_ENV "STACKSCOPE_CACHE_DIR"
 
